@@ -1,0 +1,3 @@
+export * from './modrule-types.js';
+export { defaultModRule, defaultSpec, DEFAULT_ADMISSION_OPERATIONS } from './defaults.js';
+export { validateModRule, formatFieldErrors, type ValidationResult } from './validate.js';

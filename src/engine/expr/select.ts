@@ -1,0 +1,109 @@
+import type { Expr } from './ast.js';
+import { compileExpression, type CompiledExpression } from './compile.js';
+import { parseExpression } from './parser.js';
+import { KubemodError } from '../../errors/catalog.js';
+
+/** What a select yields for matching: a single boolean decides on its own; otherwise a value list. */
+export type SelectOutcome =
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  | {
+      readonly kind: 'values';
+      readonly values: readonly unknown[];
+      /** Elements of a multi-valued path that were undefined (and so filtered out of `values`). */
+      readonly undefinedCount: number;
+    };
+
+/** One result of a patch select: the selected value and the keys its wildcards/filters captured. */
+export interface SelectItem {
+  readonly value: unknown;
+  readonly keyParts: readonly (string | number)[];
+}
+
+export interface CompiledSelect {
+  readonly source: string;
+  readonly ast: Expr;
+  /** The raw value of the expression; multi-valued paths give an array of their defined values. */
+  evaluate(root: unknown): unknown;
+  /** The outcome a match criteria item works with. */
+  outcome(root: unknown): SelectOutcome;
+  /** The results a patch operation iterates over, with their captured keys. */
+  items(root: unknown): SelectItem[];
+}
+
+/**
+ * Parses and compiles a select expression once. Throws a catalogued KubemodError (EXPR_SYNTAX,
+ * EXPR_FUNCTION or REGEX_INVALID) when the expression cannot be compiled. Evaluation throws only
+ * EXPR_TYPE errors (e.g. `&&` applied to a string), which make the rule fail for that request.
+ */
+export function compileSelect(source: string): CompiledSelect {
+  const ast = parseExpression(source);
+  const compiled = compileExpression(ast);
+  return {
+    source,
+    ast,
+    evaluate: (root) => guard(source, () => compiled.evaluate({ root, current: root })),
+    outcome: (root) => guard(source, () => outcomeOf(compiled, root)),
+    items: (root) => guard(source, () => itemsOf(compiled, root)),
+  };
+}
+
+function outcomeOf(compiled: CompiledExpression, root: unknown): SelectOutcome {
+  const path = compiled.path;
+  if (path?.compiled.multi === true) {
+    const result = path.compiled.collect(root, root, false);
+    return {
+      kind: 'values',
+      values: result.nodes.map((n) => n.value),
+      undefinedCount: result.undefinedCount,
+    };
+  }
+  const value = compiled.evaluate({ root, current: root });
+  if (typeof value === 'boolean') return { kind: 'boolean', value };
+  if (value === undefined) return { kind: 'values', values: [], undefinedCount: 1 };
+  // Like Go's []interface{}, an array value is the list of values itself.
+  if (Array.isArray(value)) return { kind: 'values', values: value, undefinedCount: 0 };
+  return { kind: 'values', values: [value], undefinedCount: 0 };
+}
+
+function itemsOf(compiled: CompiledExpression, root: unknown): SelectItem[] {
+  const path = compiled.path;
+  if (path !== undefined) {
+    if (!path.compiled.multi) {
+      const value = path.compiled.single(root);
+      return value === undefined ? [] : [{ value, keyParts: [] }];
+    }
+    return path.compiled
+      .collect(root, root, true)
+      .nodes.map((node) => ({ value: node.value, keyParts: node.captures }));
+  }
+  const value = compiled.evaluate({ root, current: root });
+  if (value === undefined || value === false) return [];
+  return [{ value, keyParts: [] }];
+}
+
+/** Evaluation must never throw anything but a catalogued error, whatever the document holds. */
+function guard<T>(source: string, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof KubemodError) {
+      throw new KubemodError(
+        err.kind,
+        `select ${JSON.stringify(source)}: ${err.message}`,
+        undefined,
+        { cause: err },
+      );
+    }
+    if (err instanceof RangeError) {
+      throw new KubemodError(
+        'EXPR_LIMIT',
+        `select ${JSON.stringify(source)}: evaluation too deep`,
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
+}

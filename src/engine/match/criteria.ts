@@ -1,0 +1,96 @@
+import { compileSelect, type CompiledSelect } from '../expr/index.js';
+import { compileRegex, type GoRegex } from '../regex.js';
+import { goFormat } from '../go-format.js';
+import { KubemodError } from '../../errors/catalog.js';
+
+export type MatchFor = 'Any' | 'All';
+
+/** A criteria item as written in a ModRule's `match` section. */
+export interface MatchItemSpec {
+  readonly select: string;
+  readonly matchFor?: MatchFor | undefined;
+  readonly matchValue?: string | undefined;
+  readonly matchValues?: readonly string[] | undefined;
+  readonly matchRegex?: string | undefined;
+  readonly negate?: boolean | undefined;
+}
+
+export interface CompiledMatchItem {
+  readonly spec: MatchItemSpec;
+  readonly select: CompiledSelect;
+  /** Whether the item matches the object. Throws EXPR_TYPE when the select fails on this object. */
+  matches(object: unknown): boolean;
+}
+
+/**
+ * Compiles a criteria item once. Errors name the field: `select`, `matchRegex` or `matchFor`
+ * (relative to the item; callers prefix the item's own path).
+ */
+export function compileMatchItem(spec: MatchItemSpec): CompiledMatchItem {
+  const select = atField('select', () => compileSelect(spec.select));
+  const regex =
+    spec.matchRegex === undefined
+      ? undefined
+      : atField('matchRegex', () => compileRegex(spec.matchRegex ?? ''));
+  const matchFor: string = spec.matchFor ?? 'Any';
+  if (matchFor !== 'Any' && matchFor !== 'All') {
+    throw new KubemodError(
+      'MODRULE_INVALID',
+      `unknown matchFor ${JSON.stringify(matchFor)}; use Any or All`,
+      'matchFor',
+    );
+  }
+  const accepts = valuePredicate(spec, regex);
+  const negate = spec.negate === true;
+  return {
+    spec,
+    select,
+    matches: (object) => evaluate(select, object, matchFor, accepts) !== negate,
+  };
+}
+
+function atField<T>(field: string, compile: () => T): T {
+  try {
+    return compile();
+  } catch (err) {
+    if (err instanceof KubemodError) throw err.atField(field);
+    throw err;
+  }
+}
+
+/**
+ * The outcome before `negate`: a single boolean result decides; no values never match; `All`
+ * fails when any element was undefined; otherwise every value is printed as Go's `%v` does and
+ * tested against matchValue, matchValues and matchRegex (each one that is set must accept it).
+ */
+function evaluate(
+  select: CompiledSelect,
+  object: unknown,
+  matchFor: MatchFor,
+  accepts: ((text: string) => boolean) | undefined,
+): boolean {
+  const outcome = select.outcome(object);
+  if (outcome.kind === 'boolean') return outcome.value;
+  const { values } = outcome;
+  if (values.length === 0) return false;
+  if (accepts === undefined) return matchFor === 'Any' || outcome.undefinedCount === 0;
+  if (matchFor === 'Any') return values.some((value) => accepts(goFormat(value)));
+  return outcome.undefinedCount === 0 && values.every((value) => accepts(goFormat(value)));
+}
+
+function valuePredicate(
+  spec: MatchItemSpec,
+  regex: GoRegex | undefined,
+): ((text: string) => boolean) | undefined {
+  const { matchValue, matchValues } = spec;
+  const checks: ((text: string) => boolean)[] = [];
+  if (matchValue !== undefined) checks.push((text) => text === matchValue);
+  if (matchValues !== undefined && matchValues.length > 0) {
+    const allowed = new Set(matchValues);
+    checks.push((text) => allowed.has(text));
+  }
+  if (regex !== undefined) checks.push((text) => regex.test(text));
+  if (checks.length === 0) return undefined;
+  if (checks.length === 1) return checks[0];
+  return (text) => checks.every((check) => check(text));
+}

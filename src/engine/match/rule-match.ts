@@ -1,0 +1,38 @@
+import { compileMatchItem, type CompiledMatchItem, type MatchItemSpec } from './criteria.js';
+import { KubemodError } from '../../errors/catalog.js';
+
+export interface CompiledMatch {
+  readonly items: readonly CompiledMatchItem[];
+  /** True when every criteria item matches. Throws EXPR_TYPE when a select fails on the object. */
+  matches(object: unknown): boolean;
+}
+
+/** Compiles a whole `match` section; errors carry the item's path (`spec.match[2].select`). */
+export function compileMatch(
+  items: readonly MatchItemSpec[],
+  fieldPrefix = 'spec.match',
+): CompiledMatch {
+  const errors: KubemodError[] = [];
+  const compiled: CompiledMatchItem[] = [];
+  items.forEach((item, i) => {
+    try {
+      compiled.push(compileMatchItem(item));
+    } catch (err) {
+      if (!(err instanceof KubemodError)) throw err;
+      errors.push(err.atField(`${fieldPrefix}[${i}]`));
+    }
+  });
+  if (errors.length > 0) throw new MatchCompileError(errors);
+  return {
+    items: compiled,
+    matches: (object) => compiled.every((item) => item.matches(object)),
+  };
+}
+
+/** Every problem found while compiling a match section. */
+export class MatchCompileError extends Error {
+  constructor(readonly errors: readonly KubemodError[]) {
+    super(errors.map((e) => e.message).join('; '));
+    this.name = 'MatchCompileError';
+  }
+}

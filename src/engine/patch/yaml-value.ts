@@ -1,0 +1,84 @@
+import { loadAll, type Schema } from 'js-yaml';
+import { describeError, KubemodError } from '../../errors/catalog.js';
+import type { JsonObject, JsonValue } from '../json.js';
+import { createGoYamlSchema } from './go-yaml-schema.js';
+import { setOwn } from './own-property.js';
+import { goMapKey } from './yaml-map-key.js';
+
+/**
+ * Reads a rendered patch value the way KubeMod does (sigs.k8s.io/yaml over go-yaml v2, then JSON):
+ * `8080` → 8080, `"8080"` → "8080", `yes`/`off`/… → booleans, `~`/`null`/empty → null, YAML
+ * objects/arrays → JSON objects/arrays with non-string keys turned into strings (see
+ * {@link goMapKey}) and members in sorted order (as Go's encoding/json writes them). Only the
+ * first YAML document is read (as go-yaml's Unmarshal does); duplicate keys keep the last value.
+ * Throws `PATCH_VALUE` for invalid YAML, NaN/infinite numbers and unsupported map keys.
+ */
+
+/** go-yaml refuses documents whose aliases expand beyond reason; so do we. */
+const MAX_NODES = 1_000_000;
+
+let cachedSchema: Schema | undefined;
+
+function schema(): Schema {
+  cachedSchema ??= createGoYamlSchema();
+  return cachedSchema;
+}
+
+export function parseYamlValue(text: string): JsonValue {
+  let documents: unknown[];
+  try {
+    documents = loadAll(text, { schema: schema(), json: true });
+  } catch (err) {
+    throw new KubemodError(
+      'PATCH_VALUE',
+      `value is not valid YAML: ${describeError(err)}`,
+      undefined,
+      {
+        cause: err,
+      },
+    );
+  }
+  const budget = { nodes: 0 };
+  return toJson(documents[0] ?? null, budget);
+}
+
+function toJson(value: unknown, budget: { nodes: number }): JsonValue {
+  budget.nodes++;
+  if (budget.nodes > MAX_NODES) {
+    throw new KubemodError(
+      'PATCH_VALUE',
+      'value is not valid YAML: document contains excessive aliasing',
+    );
+  }
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value;
+    const shown = Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
+    throw new KubemodError('PATCH_VALUE', `value cannot be represented in JSON: ${shown}`);
+  }
+  if (Array.isArray(value)) return value.map((item: unknown) => toJson(item, budget));
+  if (value instanceof Map) {
+    const entries: [string, unknown][] = [];
+    for (const [key, item] of value as Map<unknown, unknown>) {
+      const name = goMapKey(key);
+      if (name === undefined) {
+        throw new KubemodError('PATCH_VALUE', `unsupported YAML map key ${describeKey(key)}`);
+      }
+      entries.push([name, item]);
+    }
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const result: JsonObject = {};
+    for (const [name, item] of entries) setOwn(result, name, toJson(item, budget));
+    return result;
+  }
+  throw new KubemodError('PATCH_VALUE', `unsupported YAML value of type ${typeof value}`);
+}
+
+function describeKey(key: unknown): string {
+  if (key === null) return 'null';
+  if (typeof key === 'bigint') return `${key.toString()} (out of the int64 range)`;
+  if (Array.isArray(key)) return '(a sequence)';
+  if (key instanceof Map) return '(a mapping)';
+  return `of type ${typeof key}`;
+}

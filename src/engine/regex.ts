@@ -1,0 +1,76 @@
+import RE2 from 're2';
+import { KubemodError } from '../errors/catalog.js';
+
+/**
+ * Regular expressions with RE2 syntax and semantics (as Go's regexp), matched in linear time.
+ * Every regex written by a rule author goes through here: matchRegex, targetNamespaceRegex,
+ * `=~` / `!~` in select expressions and the template regex functions.
+ */
+export interface GoRegex {
+  readonly source: string;
+  /** Unanchored search, like Go's MatchString. */
+  test(input: string): boolean;
+  /** The underlying RE2 object for the non-global operations (exec, split). */
+  readonly re: RE2;
+  /** A global-flag RE2 for replace-all and find-all operations. */
+  readonly global: RE2;
+}
+
+/** Longest pattern accepted; RE2 itself also bounds the compiled program size. */
+export const MAX_PATTERN_LENGTH = 16_384;
+
+export function compileRegex(pattern: string): GoRegex {
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    throw new KubemodError(
+      'REGEX_INVALID',
+      `regular expression is ${pattern.length} characters long, over the ${MAX_PATTERN_LENGTH} limit`,
+    );
+  }
+  let re: RE2;
+  let global: RE2;
+  try {
+    re = new RE2(pattern, 'u');
+    global = new RE2(pattern, 'gu');
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new KubemodError(
+      'REGEX_INVALID',
+      `invalid regular expression ${JSON.stringify(pattern)}: ${reason}`,
+    );
+  }
+  return {
+    source: pattern,
+    re,
+    global,
+    test: (input: string): boolean => {
+      re.lastIndex = 0;
+      return re.test(input);
+    },
+  };
+}
+
+/**
+ * A small bounded cache for patterns only known at evaluation time (e.g. `@.a =~ @.b`).
+ * Literal patterns are compiled once when the rule is compiled and never reach this cache.
+ */
+export class RegexCache {
+  private readonly entries = new Map<string, GoRegex>();
+
+  constructor(private readonly capacity = 256) {}
+
+  get(pattern: string): GoRegex {
+    const hit = this.entries.get(pattern);
+    if (hit !== undefined) {
+      this.entries.delete(pattern);
+      this.entries.set(pattern, hit);
+      return hit;
+    }
+    const compiled = compileRegex(pattern);
+    this.entries.set(pattern, compiled);
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+    return compiled;
+  }
+}

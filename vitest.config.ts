@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+// In CI, also write a JSON report so .ci/run can print a plain "N passed, N failed" summary.
+const ci = process.env.CI === 'true';
+
+export default defineConfig({
+  test: {
+    reporters: ci ? ['default', 'json'] : ['default'],
+    outputFile: ci ? { json: `test-results/${process.env.VITEST_REPORT_NAME ?? 'report'}.json` } : {},
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.e2e.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/e2e/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
