@@ -6,7 +6,9 @@ const ci = process.env.CI === 'true';
 export default defineConfig({
   test: {
     reporters: ci ? ['default', 'json'] : ['default'],
-    outputFile: ci ? { json: `test-results/${process.env.VITEST_REPORT_NAME ?? 'report'}.json` } : {},
+    outputFile: ci
+      ? { json: `test-results/${process.env.VITEST_REPORT_NAME ?? 'report'}.json` }
+      : {},
     projects: [
       {
         test: {
