@@ -1,0 +1,72 @@
+import { KubemodError } from '../../errors/catalog.js';
+import type { Helper } from './control-helpers.js';
+import { locate } from './control-helpers.js';
+import { Fault, renderError } from './faults.js';
+import type { FunctionFamily, TemplateFunction } from './function-table.js';
+import { builtinFunctions } from './functions-builtin.js';
+import { defaultFunctions } from './functions-defaults.js';
+import { dictFunctions } from './functions-dicts.js';
+import { encodingFunctions } from './functions-encoding.js';
+import { listFunctions } from './functions-lists.js';
+import { mathFunctions } from './functions-math.js';
+import { regexFunctions } from './functions-regex.js';
+import { stringFunctions } from './functions-strings.js';
+import { renderStateOf, splitHelperArgs, whereOf } from './helper-options.js';
+import { checkStringSize } from './render-state.js';
+
+/**
+ * Every function a template may call: Go's builtins plus the allow-listed Sprig subset. Later
+ * families win on name clashes (Sprig's `slice` replaces Go's, as Sprig's FuncMap does in Go).
+ * There is deliberately no env, expandenv, file, network, exec, random or clock function.
+ */
+export function templateFunctions(): ReadonlyMap<string, TemplateFunction> {
+  const families: FunctionFamily[] = [
+    builtinFunctions(),
+    stringFunctions(),
+    regexFunctions(),
+    listFunctions(),
+    dictFunctions(),
+    encodingFunctions(),
+    mathFunctions(),
+    defaultFunctions(),
+  ];
+  const table = new Map<string, TemplateFunction>();
+  for (const family of families)
+    for (const [name, fn] of Object.entries(family)) table.set(name, fn);
+  return table;
+}
+
+/** Wraps a template function as a handlebars helper: arity check, nil arguments, Faults, size limit. */
+export function functionHelper(name: string, spec: TemplateFunction): Helper {
+  return (...raw) => {
+    const { args, options } = splitHelperArgs(raw);
+    const where = whereOf(options);
+    const values = args.map((a) => (a === undefined ? null : a));
+    if (spec.lazy !== true) {
+      const fault = values.find((v) => v instanceof Fault);
+      if (fault !== undefined) return fault;
+    }
+    if (values.length < spec.min || values.length > spec.max) {
+      const want =
+        spec.min === spec.max
+          ? `${spec.min}`
+          : spec.max === Number.POSITIVE_INFINITY
+            ? `at least ${spec.min}`
+            : `${spec.min} to ${spec.max}`;
+      return new Fault(
+        renderError(
+          `wrong number of args for ${name}: want ${want} got ${values.length} at ${where}`,
+        ),
+      );
+    }
+    const state = renderStateOf(options);
+    try {
+      const result = spec.fn(values, { name, state, where });
+      if (typeof result === 'string') checkStringSize(state, result.length, `${name} at ${where}`);
+      return result;
+    } catch (err) {
+      if (err instanceof KubemodError && err.kind === 'TEMPLATE_LIMIT') throw err;
+      return new Fault(locate(err, where, name));
+    }
+  };
+}

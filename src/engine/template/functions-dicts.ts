@@ -1,0 +1,127 @@
+import { renderError } from './faults.js';
+import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
+import {
+  isMap,
+  newMap,
+  ownValue,
+  setKey,
+  strval,
+  toMapArg,
+  toStringArg,
+  type GoMap,
+} from './go-values.js';
+
+const map = toMapArg;
+const key = toStringArg;
+
+/**
+ * Sprig's dict functions. Dicts built by the template (dict, merge results…) are mutated in place by
+ * set/unset/merge as in Sprig; the render context (e.g. .Target) is never mutated: those functions
+ * work on a copy instead, so templates cannot alter the object under evaluation.
+ */
+export function dictFunctions(): FunctionFamily {
+  return {
+    dict: variadic(0, (args, call) => dict(args, call)),
+    get: fixed(2, ([d, k]) => {
+      const value = ownValue(map(d, 'get'), key(k, 'get'));
+      return value === undefined ? '' : value;
+    }),
+    set: fixed(3, ([d, k, v], call) => {
+      const target = writable(map(d, 'set'), call);
+      setKey(target, key(k, 'set'), v);
+      return target;
+    }),
+    unset: fixed(2, ([d, k], call) => {
+      const target = writable(map(d, 'unset'), call);
+      Reflect.deleteProperty(target, key(k, 'unset'));
+      return target;
+    }),
+    hasKey: fixed(2, ([d, k]) => Object.hasOwn(map(d, 'hasKey'), key(k, 'hasKey'))),
+    keys: variadic(0, (args) =>
+      [...new Set(args.flatMap((d) => Object.keys(map(d, 'keys'))))].sort(),
+    ),
+    values: fixed(1, ([d]) => {
+      const source = map(d, 'values');
+      return Object.keys(source)
+        .sort()
+        .map((k) => source[k]);
+    }),
+    pick: variadic(1, ([d, ...names], call) => select(map(d, 'pick'), names, true, call)),
+    omit: variadic(1, ([d, ...names], call) => select(map(d, 'omit'), names, false, call)),
+    merge: variadic(1, ([dst, ...srcs], call) =>
+      merge(writable(map(dst, 'merge'), call), srcs, false, call),
+    ),
+    mergeOverwrite: variadic(1, ([dst, ...srcs], call) =>
+      merge(writable(map(dst, 'mergeOverwrite'), call), srcs, true, call),
+    ),
+    dig: variadic(3, (args) => dig(args)),
+    deepCopy: fixed(1, ([v], call) => deepCopy(v, call)),
+  };
+}
+
+function owned(state: CallContext['state'], value: GoMap): GoMap {
+  state.owned.add(value);
+  return value;
+}
+
+function dict(args: readonly unknown[], call: CallContext): GoMap {
+  const out = owned(call.state, newMap());
+  for (let i = 0; i < args.length; i += 2) {
+    setKey(out, strval(args[i]), i + 1 < args.length ? args[i + 1] : '');
+  }
+  return out;
+}
+
+/** The dict itself when the template created it, otherwise a shallow copy the template owns. */
+function writable(d: GoMap, call: CallContext): GoMap {
+  if (call.state.owned.has(d)) return d;
+  const copy = owned(call.state, newMap());
+  for (const k of Object.keys(d)) setKey(copy, k, d[k]);
+  return copy;
+}
+
+function select(d: GoMap, names: readonly unknown[], keep: boolean, call: CallContext): GoMap {
+  const wanted = new Set(names.map((n) => key(n, keep ? 'pick' : 'omit')));
+  const out = owned(call.state, newMap());
+  for (const k of Object.keys(d)) if (wanted.has(k) === keep) setKey(out, k, d[k]);
+  return out;
+}
+
+/** mergo.Merge: fills keys missing (or empty when overwrite is off) in dst, recursing into nested maps. */
+function merge(dst: GoMap, srcs: readonly unknown[], overwrite: boolean, call: CallContext): GoMap {
+  for (const src of srcs) {
+    const source = map(src, 'merge');
+    for (const k of Object.keys(source)) {
+      const current = ownValue(dst, k);
+      const incoming = source[k];
+      if (isMap(current) && isMap(incoming))
+        setKey(dst, k, merge(writable(current, call), [incoming], overwrite, call));
+      else if (current === undefined || current === null || overwrite) setKey(dst, k, incoming);
+    }
+  }
+  return dst;
+}
+
+function dig(args: readonly unknown[]): unknown {
+  const d = map(args[args.length - 1], 'dig');
+  const fallback = args[args.length - 2];
+  const path = args.slice(0, -2).map((k) => key(k, 'dig'));
+  let current: unknown = d;
+  for (const k of path) {
+    if (!isMap(current)) return fallback;
+    current = ownValue(current, k);
+    if (current === undefined) return fallback;
+  }
+  return current;
+}
+
+function deepCopy(value: unknown, call: CallContext, depth = 0): unknown {
+  if (depth > 1000) throw renderError('deepCopy: value nested too deeply');
+  if (Array.isArray(value)) return value.map((v) => deepCopy(v, call, depth + 1));
+  if (isMap(value)) {
+    const out = owned(call.state, newMap());
+    for (const k of Object.keys(value)) setKey(out, k, deepCopy(value[k], call, depth + 1));
+    return out;
+  }
+  return value;
+}

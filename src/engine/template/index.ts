@@ -1,0 +1,153 @@
+import { KubemodError } from '../../errors/catalog.js';
+import { createTemplateEnvironment, type TemplateEnvironment } from './environment.js';
+import { parseError, renderError } from './faults.js';
+import { lexGoTemplate } from './go-lexer.js';
+import { GoTemplateParser } from './go-parser.js';
+import { translateGoTemplate } from './go-translate.js';
+import type { Helper } from './control-helpers.js';
+import type { HbsNode } from './hbs-ast.js';
+import { isNativeHandlebars, rewriteNative } from './native.js';
+import {
+  createRenderState,
+  defaultTemplateLimits,
+  limitError,
+  type TemplateLimits,
+} from './render-state.js';
+
+export { defaultTemplateLimits, type TemplateLimits };
+
+export interface CompiledTemplate {
+  readonly source: string;
+  /** true when the source contains no template action and render() returns source unchanged */
+  readonly isStatic: boolean;
+  render(context: Record<string, unknown>, limits?: Partial<TemplateLimits>): string;
+}
+
+let sharedEnvironment: TemplateEnvironment | undefined;
+
+/** The handlebars environment, created on first use (never at import time). */
+function environment(): TemplateEnvironment {
+  sharedEnvironment ??= createTemplateEnvironment();
+  return sharedEnvironment;
+}
+
+/**
+ * Parses and compiles once. Go text/template sources (KubeMod's syntax, with Sprig functions) are
+ * parsed and translated to a handlebars AST; native handlebars sources (see isNativeHandlebars) are
+ * parsed by handlebars and rewritten onto the same safe helpers.
+ * Throws KubemodError('TEMPLATE_PARSE', message) on syntax errors (unknown function names are parse errors, like Go).
+ */
+export function compileTemplate(source: string): CompiledTemplate {
+  if (!source.includes('{{')) {
+    return { source, isStatic: true, render: () => source };
+  }
+  const env = environment();
+  const native = isNativeHandlebars(source, env.functionNames);
+  const ast = native ? parseNative(source, env) : parseGo(source, env);
+  const options = {
+    ...env.compileOptions,
+    knownHelpers: { ...env.compileOptions.knownHelpers },
+    ignoreStandalone: !native,
+  };
+  try {
+    // precompile runs the whole compiler, so unknown helpers and similar errors surface now.
+    env.hb.precompile(ast, options);
+  } catch (err) {
+    throw asParseError(err);
+  }
+  const template = env.hb.compile(ast, options);
+  const helpers = usedHelpers(ast, env);
+  // Go templates never resolve paths through handlebars (fields go through _field), so only native
+  // templates need the list that silently denies inherited properties.
+  const denied = native ? env.deniedProtoNames : undefined;
+  return {
+    source,
+    isStatic: false,
+    render(context: Record<string, unknown>, limits?: Partial<TemplateLimits>): string {
+      const effective: TemplateLimits = { ...defaultTemplateLimits, ...limits };
+      const state = createRenderState(effective);
+      let out: string;
+      try {
+        out = template(context, {
+          data: { km: state },
+          helpers,
+          allowProtoPropertiesByDefault: false,
+          allowProtoMethodsByDefault: false,
+          allowedProtoProperties: denied,
+          allowedProtoMethods: denied,
+        });
+      } catch (err) {
+        throw asRenderError(err);
+      }
+      if (out.length > effective.maxOutputBytes) {
+        throw limitError(
+          `template output of ${out.length} bytes exceeds the ${effective.maxOutputBytes} byte limit`,
+        );
+      }
+      return out;
+    },
+  };
+}
+
+/** The helpers a template can call: every single-name path in it that names a helper. */
+function usedHelpers(ast: HbsNode, env: TemplateEnvironment): Record<string, Helper> {
+  const used: Record<string, Helper> = {};
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    const node = value as HbsNode;
+    if (node.type === 'PathExpression' && Array.isArray(node.parts) && node.parts.length === 1) {
+      const name: unknown = node.parts[0];
+      const helper =
+        typeof name === 'string' && Object.hasOwn(env.helpers, name)
+          ? env.helpers[name]
+          : undefined;
+      if (helper !== undefined && typeof name === 'string') used[name] = helper;
+      return;
+    }
+    for (const key of ['body', 'program', 'inverse', 'path', 'params', 'hash', 'pairs', 'value']) {
+      if (key !== 'value' || node.type === 'HashPair') visit(node[key]);
+    }
+  };
+  visit(ast);
+  return used;
+}
+
+function parseGo(source: string, env: TemplateEnvironment): HbsNode {
+  try {
+    const nodes = new GoTemplateParser(lexGoTemplate(source), env.functionNames).parse();
+    return translateGoTemplate(nodes);
+  } catch (err) {
+    throw asParseError(err);
+  }
+}
+
+function parseNative(source: string, env: TemplateEnvironment): HbsNode {
+  let program: unknown;
+  try {
+    program = env.hb.parse(source);
+  } catch (err) {
+    throw asParseError(err);
+  }
+  return rewriteNative(program as HbsNode, env.functionNames);
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function asParseError(err: unknown): KubemodError {
+  if (err instanceof KubemodError)
+    return err.kind === 'TEMPLATE_PARSE' ? err : parseError(err.message);
+  return parseError(message(err));
+}
+
+function asRenderError(err: unknown): KubemodError {
+  if (err instanceof KubemodError) return err;
+  if (err instanceof RangeError)
+    return renderError(`template is too deeply nested: ${err.message}`);
+  return renderError(message(err));
+}

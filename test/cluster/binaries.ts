@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute paths of the control-plane executables. */
+export interface ControlPlaneBinaries {
+  readonly binDir: string;
+  readonly kubeApiserver: string;
+  readonly etcd: string;
+}
+
+/** Environment variable that points at a directory holding `kube-apiserver` and `etcd`. */
+export const CONTROL_PLANE_BIN_ENV = 'KUBEMOD_CONTROL_PLANE_BIN';
+
+export function repoRoot(): string {
+  return fileURLToPath(new URL('../../', import.meta.url));
+}
+
+export function binariesIn(binDir: string): ControlPlaneBinaries {
+  const result = {
+    binDir,
+    kubeApiserver: join(binDir, 'kube-apiserver'),
+    etcd: join(binDir, 'etcd'),
+  };
+  for (const file of [result.kubeApiserver, result.etcd]) {
+    try {
+      accessSync(file, constants.X_OK);
+    } catch {
+      throw new Error(`control-plane binary ${file} is missing or not executable`);
+    }
+  }
+  return result;
+}
+
+/**
+ * Locates kube-apiserver and etcd: `$KUBEMOD_CONTROL_PLANE_BIN` if set, otherwise the cache of
+ * scripts/build-control-plane.sh, which is run (a few milliseconds when warm; a long Go build
+ * when cold, with its progress on our stderr).
+ */
+export async function resolveControlPlaneBinaries(): Promise<ControlPlaneBinaries> {
+  const fromEnv = process.env[CONTROL_PLANE_BIN_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    return binariesIn(fromEnv);
+  }
+  const binDir = await runBuildScript();
+  return binariesIn(binDir);
+}
+
+function runBuildScript(): Promise<string> {
+  const script = join(repoRoot(), 'scripts', 'build-control-plane.sh');
+  return new Promise<string>((resolve, reject) => {
+    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const binDir = stdout.trim().split('\n').pop() ?? '';
+      if (code === 0 && binDir !== '') {
+        resolve(binDir);
+      } else {
+        reject(new Error(`${script} failed with exit code ${String(code)}`));
+      }
+    });
+  });
+}

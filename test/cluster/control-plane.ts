@@ -1,0 +1,261 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { resolveControlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
+import { writeAdminKubeconfig, writeControlPlanePki, type ControlPlanePki } from './pki.js';
+import { killNow, logTail, spawnLogged, terminate, type ManagedProcess } from './processes.js';
+import {
+  CONTROL_PLANE_DIR_PREFIX,
+  recordOwnerPids,
+  removeStaleControlPlaneDirs,
+} from './stale-dirs.js';
+
+export interface ControlPlaneOptions {
+  /** Defaults to {@link resolveControlPlaneBinaries}. */
+  readonly binaries?: ControlPlaneBinaries;
+  /** How long to wait for `/readyz`. Defaults to 120 s. */
+  readonly readyTimeoutMs?: number;
+  /** Directory the temp dir is created in. Defaults to `os.tmpdir()`. */
+  readonly parentDir?: string;
+  /**
+   * Let the processes outlive this Node process (for `npm run cluster:up`): they get their own
+   * session and no exit/signal handlers are installed, so `stop()` is the only way to end them.
+   */
+  readonly detached?: boolean;
+}
+
+export interface ControlPlane {
+  readonly kubeconfigPath: string;
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  /** PEM of the CA that signed the API server's serving certificate. */
+  readonly caPem: string;
+  /** Temp dir holding certificates, etcd data, logs and the kubeconfig. */
+  readonly dir: string;
+  readonly pids: { readonly etcd: number; readonly kubeApiserver: number };
+  /** Milliseconds from spawning etcd until `/readyz` returned 200. */
+  readonly startupMs: number;
+  /** Stops kube-apiserver and etcd (SIGTERM, SIGKILL after a grace period) and removes `dir`. */
+  stop(): Promise<void>;
+}
+
+/** Starts etcd and kube-apiserver on free loopback ports, as controller-runtime's envtest does. */
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const binaries = options.binaries ?? (await resolveControlPlaneBinaries());
+  const detached = options.detached ?? false;
+  const parentDir = options.parentDir ?? tmpdir();
+  removeStaleControlPlaneDirs(parentDir);
+  const dir = mkdtempSync(join(parentDir, CONTROL_PLANE_DIR_PREFIX));
+  const processes: ManagedProcess[] = [];
+  const killAll = (): void => {
+    for (const proc of [...processes].reverse()) {
+      killNow(proc);
+    }
+  };
+  const cleanupSync = (): void => {
+    killAll();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    cleanupSync();
+    removeHandlers();
+    // Only re-raise when nobody else (e.g. vitest) handles the signal.
+    if (process.listenerCount(signal) === 0) {
+      process.kill(process.pid, signal);
+    }
+  };
+  const removeHandlers = (): void => {
+    process.off('exit', cleanupSync);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  if (!detached) {
+    process.on('exit', cleanupSync);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+
+  try {
+    const [etcdClientPort, etcdPeerPort, apiPort] = await freeLoopbackPorts(3);
+    if (etcdClientPort === undefined || etcdPeerPort === undefined || apiPort === undefined) {
+      throw new Error('could not reserve loopback ports');
+    }
+    const pki = writeControlPlanePki(dir);
+    const server = `https://127.0.0.1:${String(apiPort)}`;
+    const started = performance.now();
+
+    const etcdClientUrl = `http://127.0.0.1:${String(etcdClientPort)}`;
+    const etcdPeerUrl = `http://127.0.0.1:${String(etcdPeerPort)}`;
+    processes.push(
+      spawnLogged(
+        'etcd',
+        binaries.etcd,
+        [
+          `--data-dir=${join(dir, 'etcd')}`,
+          `--listen-client-urls=${etcdClientUrl}`,
+          `--advertise-client-urls=${etcdClientUrl}`,
+          `--listen-peer-urls=${etcdPeerUrl}`,
+          `--initial-advertise-peer-urls=${etcdPeerUrl}`,
+          `--initial-cluster=default=${etcdPeerUrl}`,
+          '--unsafe-no-fsync=true',
+          '--log-level=warn',
+        ],
+        join(dir, 'etcd.log'),
+        { detached },
+      ),
+    );
+    processes.push(
+      spawnLogged(
+        'kube-apiserver',
+        binaries.kubeApiserver,
+        kubeApiserverArgs(dir, apiPort, etcdClientUrl, pki),
+        join(dir, 'kube-apiserver.log'),
+        { detached },
+      ),
+    );
+    recordOwnerPids(
+      dir,
+      processes.map((proc) => proc.pid),
+    );
+    await waitForReady(server, pki, processes, options.readyTimeoutMs ?? 120_000);
+    const startupMs = Math.round(performance.now() - started);
+    const kubeconfigPath = writeAdminKubeconfig(join(dir, 'kubeconfig'), server, pki);
+
+    let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> => {
+      stopping ??= (async (): Promise<void> => {
+        removeHandlers();
+        for (const proc of [...processes].reverse()) {
+          await terminate(proc);
+        }
+        await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      })();
+      return stopping;
+    };
+    const [etcd, kubeApiserver] = processes.map((proc) => proc.pid);
+    return {
+      kubeconfigPath,
+      server,
+      caPem: pki.servingCaPem,
+      dir,
+      pids: { etcd: etcd ?? -1, kubeApiserver: kubeApiserver ?? -1 },
+      startupMs,
+      stop,
+    };
+  } catch (error: unknown) {
+    removeHandlers();
+    cleanupSync();
+    throw error;
+  }
+}
+
+function kubeApiserverArgs(
+  dir: string,
+  port: number,
+  etcdUrl: string,
+  pki: ControlPlanePki,
+): string[] {
+  return [
+    '--advertise-address=127.0.0.1',
+    '--bind-address=127.0.0.1',
+    `--secure-port=${String(port)}`,
+    `--etcd-servers=${etcdUrl}`,
+    `--cert-dir=${join(dir, 'apiserver-certs')}`,
+    `--tls-cert-file=${pki.servingCertFile}`,
+    `--tls-private-key-file=${pki.servingKeyFile}`,
+    `--client-ca-file=${pki.clientCaFile}`,
+    `--service-account-key-file=${pki.serviceAccountPublicKeyFile}`,
+    `--service-account-signing-key-file=${pki.serviceAccountPrivateKeyFile}`,
+    `--service-account-issuer=https://127.0.0.1:${String(port)}`,
+    '--authorization-mode=RBAC',
+    // No controller-manager runs, so nothing would create the default ServiceAccounts.
+    '--disable-admission-plugins=ServiceAccount',
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--allow-privileged=true',
+  ];
+}
+
+async function waitForReady(
+  server: string,
+  pki: ControlPlanePki,
+  processes: readonly ManagedProcess[],
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastStatus: string;
+  for (;;) {
+    const dead = processes.find((proc) => proc.hasExited());
+    if (dead !== undefined) {
+      throw new Error(`${dead.name} exited during startup:\n${logTail(dead.logPath)}`);
+    }
+    lastStatus = await probeReadyz(server, pki);
+    if (lastStatus === '200') {
+      return;
+    }
+    if (Date.now() > deadline) {
+      const logs = processes.map((proc) => `--- ${proc.name}:\n${logTail(proc.logPath)}`);
+      throw new Error(
+        `kube-apiserver not ready after ${String(timeoutMs)} ms (last /readyz: ${lastStatus})\n` +
+          logs.join('\n'),
+      );
+    }
+    await sleep(200);
+  }
+}
+
+/** GET /readyz with the admin client certificate; resolves the status code or error text. */
+function probeReadyz(server: string, pki: ControlPlanePki): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const request = httpsGet(
+      `${server}/readyz`,
+      { ca: pki.servingCaPem, cert: pki.admin.certPem, key: pki.admin.keyPem, timeout: 5_000 },
+      (response) => {
+        response.resume();
+        resolve(String(response.statusCode));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', (error) => {
+      resolve(error.message);
+    });
+  });
+}
+
+/** Reserves `count` distinct free ports on 127.0.0.1 (they are released before returning). */
+export async function freeLoopbackPorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const srv = createServer();
+          srv.once('error', reject);
+          srv.listen(0, '127.0.0.1', () => {
+            resolve(srv);
+          });
+        }),
+    ),
+  );
+  const ports = servers.map((srv) => {
+    const address = srv.address();
+    if (address === null || typeof address === 'string') {
+      throw new Error('unexpected server address');
+    }
+    return address.port;
+  });
+  await Promise.all(
+    servers.map(
+      (srv) =>
+        new Promise<void>((resolve) =>
+          srv.close(() => {
+            resolve();
+          }),
+        ),
+    ),
+  );
+  return ports;
+}

@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { inject } from 'vitest';
+
+export interface KubectlOptions {
+  /** Written to kubectl's stdin (use with `-f -`). */
+  readonly input?: string;
+  readonly timeoutMs?: number;
+}
+
+/** The kubeconfig provided by test/e2e/global-setup.ts. */
+export function kubeconfig(): string {
+  return inject('kubeconfig');
+}
+
+/** Runs kubectl against the e2e cluster and resolves its stdout; rejects with stderr on failure. */
+export function kubectl(args: readonly string[], options: KubectlOptions = {}): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const child = execFile(
+      'kubectl',
+      [...args],
+      {
+        env: { ...process.env, KUBECONFIG: kubeconfig() },
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr.trim() || error.message}`));
+        } else {
+          resolve(stdout);
+        }
+      },
+    );
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+/** `kubectl apply -f -` with a JSON manifest. */
+export function kubectlApply(manifest: object): Promise<string> {
+  return kubectl(['apply', '-f', '-'], { input: JSON.stringify(manifest) });
+}
+
+/** Runs kubectl with `-o json` and parses the result. */
+export async function kubectlJson(args: readonly string[]): Promise<unknown> {
+  return JSON.parse(await kubectl([...args, '-o', 'json'])) as unknown;
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  description: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  intervalMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) {
+        return value;
+      }
+    } catch (error: unknown) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
+      throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${description}${cause}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
