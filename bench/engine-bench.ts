@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { compileMatch, type MatchItemSpec } from '../src/engine/match/index.js';
 import { compileSelect } from '../src/engine/expr/index.js';
 import { environment, formatTable, measure, type Stats } from './lib/measure.js';
+import { matchingRules, storeOf, unrelatedRules } from './lib/rule-sets.js';
+import { evaluate } from '../src/engine/evaluate.js';
+import type { JsonObject } from '../src/engine/json.js';
 
 const deployment: unknown = JSON.parse(
   readFileSync(join(import.meta.dirname, 'fixtures', 'deployment-10kb.json'), 'utf8'),
@@ -67,6 +70,39 @@ const rows: Stats[] = [
     { samples: 500 },
   ),
 ];
+
+const object = deployment as JsonObject;
+const request = { operation: 'CREATE' as const, namespace: 'team-a', object };
+const tiered = storeOf(matchingRules('team-a'));
+const with1k = storeOf(matchingRules('team-a'), unrelatedRules('team-a', 1_000));
+const with10k = storeOf(matchingRules('team-a'), unrelatedRules('team-a', 10_000));
+const check = evaluate(with10k, request);
+if (check.applied.length !== 10 || check.failures.length > 0) {
+  throw new Error(
+    `expected 10 applied rules, got ${String(check.applied.length)}: ${JSON.stringify(check.failures)}`,
+  );
+}
+rows.push(
+  measure('evaluate: 10 matching Patch rules over 3 tiers', () => evaluate(tiered, request), {
+    samples: 1000,
+    batch: 5,
+  }),
+  measure(
+    'evaluate: same + 1,000 unrelated rules in the namespace',
+    () => evaluate(with1k, request),
+    { samples: 1000, batch: 5 },
+  ),
+  measure(
+    'evaluate: same + 10,000 unrelated rules in the namespace',
+    () => evaluate(with10k, request),
+    { samples: 1000, batch: 5 },
+  ),
+  measure(
+    'evaluate: 10,000 unrelated rules, nothing matches',
+    () => evaluate(with10k, { ...request, object: { ...object, kind: 'Lease' } }),
+    { samples: 1000 },
+  ),
+);
 
 console.log(`Engine benchmarks — ${environment()}\n`);
 console.log(formatTable(rows));

@@ -53,13 +53,15 @@ export function validateModRule(input: unknown): ValidationResult {
   const spec =
     root.spec === undefined ? (r.fail('spec', 'is required'), undefined) : readSpec(r, root.spec);
   if (spec === undefined) return { ok: false, errors: r.errors };
-  const defaulted = defaultSpec(spec);
-  const errors = [...r.errors, ...checkSemantics(defaulted)];
-  if (errors.length > 0 || metadata === undefined) return { ok: false, errors };
-  return {
-    ok: true,
-    modRule: { apiVersion: MODRULE_API_VERSION, kind: MODRULE_KIND, metadata, spec: defaulted },
+  const modRule: DefaultedModRule = {
+    apiVersion: MODRULE_API_VERSION,
+    kind: MODRULE_KIND,
+    metadata: metadata ?? { name: '' },
+    spec: defaultSpec(spec),
   };
+  const errors = [...r.errors, ...checkSemantics(modRule)];
+  if (errors.length > 0 || metadata === undefined) return { ok: false, errors };
+  return { ok: true, modRule };
 }
 
 /** One line per problem: `spec.match[2].matchRegex: invalid regular expression …`. */

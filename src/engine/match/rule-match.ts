@@ -25,7 +25,16 @@ export function compileMatch(
   if (errors.length > 0) throw new MatchCompileError(errors);
   return {
     items: compiled,
-    matches: (object) => compiled.every((item) => item.matches(object)),
+    matches: (object) =>
+      compiled.every((item, i) => {
+        try {
+          return item.matches(object);
+        } catch (err) {
+          throw err instanceof KubemodError
+            ? err.atField(`${fieldPrefix}[${String(i)}].select`)
+            : err;
+        }
+      }),
   };
 }
 

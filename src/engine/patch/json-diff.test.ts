@@ -126,6 +126,9 @@ describe('createJsonPatch', () => {
   it('property: applying diff(a, b) to a gives b', () => {
     fc.assert(
       fc.property(json, json, (a, b) => {
+        // fast-json-patch assigns members, so it cannot create an own `__proto__` member; our own
+        // applier can (see apply-operation.test.ts), but it is not the independent check wanted here.
+        fc.pre(!JSON.stringify([a, b]).includes('"__proto__"'));
         const ops = createJsonPatch(a, b, { ignoredPaths: [] });
         expect(apply(a, ops)).toEqual(clone(b));
       }),

@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { load } from 'js-yaml';
+import { main } from './main.js';
+
+const fixtures = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'eval');
+
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    env: {},
+  });
+  return { code, stdout, stderr };
+}
+
+const sidecar = [
+  '--modrule',
+  join(fixtures, 'sidecar-injection', 'modrules.yaml'),
+  '--resource',
+  join(fixtures, 'sidecar-injection', 'resource.yaml'),
+];
+
+describe('kubemod-ts dryrun', () => {
+  it('prints the patched object as YAML by default (the spec sidecar example)', async () => {
+    const { code, stdout, stderr } = await run(['dryrun', ...sidecar]);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    const expected = load(
+      readFileSync(join(fixtures, 'sidecar-injection', 'expected.yaml'), 'utf8'),
+    ) as { patched: unknown };
+    expect(load(stdout)).toEqual(expected.patched);
+  });
+
+  it('prints patch, patched, rejections and diff as one JSON object', async () => {
+    const { code, stdout } = await run(['dryrun', ...sidecar, '--output', 'json']);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as Record<string, unknown>;
+    expect(Object.keys(out)).toEqual(['patch', 'patched', 'rejections', 'diff']);
+    expect(out.patch).toEqual([
+      expect.objectContaining({ op: 'add', path: '/spec/template/spec/containers/1' }),
+    ]);
+    expect(out.rejections).toEqual([]);
+    expect(out.diff).toContain('+        - args:');
+  });
+
+  it('prints a unified diff', async () => {
+    const { code, stdout } = await run(['dryrun', ...sidecar, '-o', 'diff']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Index: Deployment/);
+    expect(stdout).toContain('+          name: jaeger-agent');
+  });
+
+  it('reports rejections in KubeMod format and still exits 0', async () => {
+    const dir = join(fixtures, 'reject-external-ips');
+    const { code, stdout, stderr } = await run([
+      'dryrun',
+      '--modrule',
+      join(dir, 'modrules.yaml'),
+      '--resource',
+      join(dir, 'resource.yaml'),
+      '-o',
+      'json',
+    ]);
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { rejections: string[] }).rejections).toEqual([
+      'default/reject-malicious-external-ips: "One or more of the following external IPs are not allowed [123.45.67.10 10.0.0.1]"',
+    ]);
+    expect(stderr).toContain(
+      'operation rejected by the following ModRule(s): default/reject-malicious-external-ips',
+    );
+  });
+
+  it('honours --operation and --namespace', async () => {
+    const dir = join(fixtures, 'operations-filter');
+    const create = await run([
+      'dryrun',
+      '--modrule',
+      join(dir, 'modrules.yaml'),
+      '--resource',
+      join(dir, 'resource.yaml'),
+      '-o',
+      'json',
+    ]);
+    const update = await run([
+      'dryrun',
+      '--modrule',
+      join(dir, 'modrules.yaml'),
+      '--resource',
+      join(dir, 'resource.yaml'),
+      '-o',
+      'json',
+      '--operation',
+      'UPDATE',
+      '--namespace',
+      'default',
+    ]);
+    const remove = await run([
+      'dryrun',
+      '--modrule',
+      join(dir, 'modrules.yaml'),
+      '--resource',
+      join(dir, 'resource.yaml'),
+      '-o',
+      'json',
+      '--operation',
+      'delete',
+    ]);
+    const labels = (r: { stdout: string }): unknown =>
+      (JSON.parse(r.stdout) as { patched: { metadata: { labels?: unknown } } }).patched.metadata
+        .labels;
+    expect(labels(create)).toEqual({ 'created-or-updated': 'done' });
+    expect(labels(update)).toEqual({ 'created-or-updated': 'done', updated: true });
+    expect((JSON.parse(remove.stdout) as { rejections: string[] }).rejections).toEqual([
+      'default/on-delete-only',
+    ]);
+  });
+
+  it('refuses an invalid ModRule with one line naming the file and the fields', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dryrun-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: api.kubemod.io/v1beta1
+kind: ModRule
+metadata: { name: bad }
+spec:
+  type: Patch
+  match: [{ select: '$.kind', matchRegex: '(' }]
+  patch: [{ op: add, path: /x, value: '{{ .Target | nosuchfn }}' }]
+`,
+    );
+    const { code, stdout, stderr } = await run([
+      'dryrun',
+      '--modrule',
+      file,
+      '--resource',
+      sidecar[3] ?? '',
+    ]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(
+      `${file}: document 1 (ModRule team-a/bad): spec.match[0].matchRegex: invalid regular expression`,
+    );
+    expect(stderr).toContain('spec.patch[0].value: function "nosuchfn" not defined');
+  });
+
+  it('reports unreadable inputs and usage errors', async () => {
+    const missing = await run([
+      'dryrun',
+      '--modrule',
+      '/nonexistent.yaml',
+      '--resource',
+      sidecar[3] ?? '',
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('/nonexistent.yaml: cannot read: ENOENT');
+    const noResource = await run(['dryrun', '--modrule', sidecar[1] ?? '']);
+    expect(noResource.code).toBe(2);
+    expect(noResource.stderr).toContain('--resource: is required');
+    const badOp = await run(['dryrun', ...sidecar, '--operation', 'PATCH']);
+    expect(badOp.code).toBe(2);
+    const unknown = await run(['frobnicate']);
+    expect(unknown.code).toBe(2);
+  });
+});

@@ -1,0 +1,148 @@
+import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
+import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
+import { evaluate } from '../engine/evaluate.js';
+import { parseDocuments, compileModRules } from '../engine/load-rules.js';
+import { unifiedYamlDiff } from '../engine/patch/index.js';
+import { RuleStore } from '../engine/store.js';
+import { CliError, type CliIo } from './cli-io.js';
+import { expandRuleFiles, readResource, readText } from './read-inputs.js';
+
+export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>
+                         [--namespace <ns>] [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
+
+Evaluates ModRules against one Kubernetes object offline, exactly as the webhook would.
+  --modrule    ModRule file (several YAML documents allowed) or directory; repeatable
+  --resource   the object as the API server would receive it (YAML or JSON)
+  --namespace  the admission request's namespace (default: the object's metadata.namespace;
+               none for cluster-scoped objects). Rules without a namespace are loaded into it.
+  --operation  CREATE (default), UPDATE or DELETE
+  --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff"})
+               or diff (unified diff of the YAML)
+Exit status: 0 when evaluation ran, 1 when an input is unreadable or a ModRule is invalid, 2 on
+usage errors. Rejections and rule failures are reported on stderr.
+`;
+
+type OutputFormat = 'yaml' | 'json' | 'diff';
+
+interface DryrunOptions {
+  readonly modrules: readonly string[];
+  readonly resource: string;
+  readonly namespace: string | undefined;
+  readonly operation: AdmissionOperation;
+  readonly output: OutputFormat;
+}
+
+function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      modrule: { type: 'string', multiple: true },
+      resource: { type: 'string' },
+      namespace: { type: 'string' },
+      operation: { type: 'string', default: 'CREATE' },
+      output: { type: 'string', short: 'o', default: 'yaml' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help === true) return 'help';
+  const operation = values.operation.toUpperCase();
+  if (!(ADMISSION_OPERATIONS as readonly string[]).includes(operation)) {
+    throw new CliError(
+      `--operation: must be one of ${ADMISSION_OPERATIONS.join(', ')}, got ${values.operation}`,
+      2,
+    );
+  }
+  if (values.output !== 'yaml' && values.output !== 'json' && values.output !== 'diff') {
+    throw new CliError(`--output: must be yaml, json or diff, got ${values.output}`, 2);
+  }
+  if (values.modrule === undefined || values.modrule.length === 0)
+    throw new CliError('--modrule: is required', 2);
+  if (values.resource === undefined) throw new CliError('--resource: is required', 2);
+  return {
+    modrules: values.modrule,
+    resource: values.resource,
+    namespace: values.namespace,
+    operation: operation as AdmissionOperation,
+    output: values.output,
+  };
+}
+
+/** `kubemod-ts dryrun`: see DRYRUN_USAGE. Returns the exit code. */
+export function runDryrun(argv: readonly string[], io: CliIo): number {
+  let options: DryrunOptions | 'help';
+  try {
+    options = parseOptions(argv);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr(`kubemod-ts dryrun: ${message}\n${err instanceof CliError ? '' : DRYRUN_USAGE}`);
+    return err instanceof CliError ? err.exitCode : 2;
+  }
+  if (options === 'help') {
+    io.stdout(DRYRUN_USAGE);
+    return 0;
+  }
+  try {
+    return dryrun(options, io);
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    io.stderr(`kubemod-ts dryrun: ${err.message}\n`);
+    return err.exitCode;
+  }
+}
+
+function dryrun(options: DryrunOptions, io: CliIo): number {
+  const resource = readResource(options.resource);
+  const metadata = resource.metadata;
+  const ownNamespace =
+    typeof metadata === 'object' &&
+    metadata !== null &&
+    !Array.isArray(metadata) &&
+    typeof metadata.namespace === 'string'
+      ? metadata.namespace
+      : undefined;
+  const namespace = options.namespace ?? (resource.kind === 'Namespace' ? undefined : ownNamespace);
+  const store = new RuleStore();
+  const errors: string[] = [];
+  for (const file of expandRuleFiles(options.modrules)) {
+    const parsed = parseDocuments(readText(file), file);
+    const loaded = compileModRules(parsed.documents, file, {
+      defaultNamespace: namespace ?? 'default',
+    });
+    errors.push(...parsed.errors, ...loaded.errors);
+    for (const rule of loaded.rules) store.put(rule);
+  }
+  if (errors.length > 0) throw new CliError(errors.join(' | '));
+
+  const result = evaluate(store, { operation: options.operation, namespace, object: resource });
+  for (const failure of result.failures) {
+    io.stderr(
+      `warning: ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}\n`,
+    );
+  }
+  const diff = unifiedYamlDiff(
+    resource,
+    result.patched,
+    typeof resource.kind === 'string' ? resource.kind : 'object',
+  );
+  switch (options.output) {
+    case 'json':
+      io.stdout(
+        `${JSON.stringify({ patch: result.patch, patched: result.patched, rejections: result.rejections, diff }, null, 2)}\n`,
+      );
+      break;
+    case 'diff':
+      io.stdout(diff);
+      break;
+    case 'yaml':
+      io.stdout(dump(result.patched, { lineWidth: -1, noRefs: true }));
+      break;
+  }
+  if (result.rejections.length > 0) {
+    io.stderr(
+      `rejected: operation rejected by the following ModRule(s): ${result.rejections.join(',')}\n`,
+    );
+  }
+  return 0;
+}

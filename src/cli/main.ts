@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { runDryrun } from './dryrun-command.js';
+import { runServe } from './serve-command.js';
+import { processIo, type CliIo } from './cli-io.js';
+
+const USAGE = `Usage: kubemod-ts <command> [options]
+
+Commands:
+  dryrun     evaluate ModRules against one object offline (see: kubemod-ts dryrun --help)
+  serve      standalone webhook + dryrun API on ModRules from a directory (kubemod-ts serve --help)
+
+Run 'kubemod-ts <command> --help' for a command's options.
+`;
+
+/** Dispatches a command line to its command; returns the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'dryrun':
+      return Promise.resolve(runDryrun(rest, io));
+    case 'serve':
+      return runServe(rest, {
+        stdout: { write: io.stdout },
+        stderr: { write: io.stderr },
+        env: io.env,
+      });
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.stdout(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      io.stderr(`kubemod-ts: unknown command ${JSON.stringify(command)}\n${USAGE}`);
+      return 2;
+  }
+}
+
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  main(process.argv.slice(2), processIo()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(
+        `kubemod-ts: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
+      process.exitCode = 1;
+    },
+  );
+}

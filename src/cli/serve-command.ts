@@ -1,0 +1,171 @@
+import { watch } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describeError, isKubemodError } from '../errors/catalog.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import { createDirectoryRuleSource } from '../rules/directory-source.js';
+import { loadStaticRefs, NO_REFS } from '../rules/static-refs.js';
+import { createCertificateAuthority, issueCertificate } from '../tls/certificates.js';
+import {
+  startWebhookServer,
+  type StartedWebhookServer,
+  type TlsMaterial,
+} from '../webhook/server.js';
+import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
+
+export interface ServeIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Stops the server like SIGTERM does (tests, embedding). */
+  readonly signal?: AbortSignal;
+  /** Called once the server listens. */
+  readonly onListening?: (server: StartedWebhookServer) => void;
+}
+
+/**
+ * `kubemod-ts serve`: the webhook and dryrun API with the rules of a directory. Resolves with the
+ * exit code after a graceful shutdown (0), or at once with 2 (bad flags) / 1 (cannot start).
+ */
+export async function runServe(argv: string[], io: ServeIo): Promise<number> {
+  let config: ServeConfig;
+  try {
+    const args = parseServeArgs(argv, io.env);
+    if (args.kind === 'help') {
+      io.stdout.write(SERVE_USAGE);
+      return 0;
+    }
+    config = args.config;
+  } catch (err) {
+    io.stderr.write(
+      `kubemod-ts serve: ${describeError(err)}\n${isKubemodError(err) ? 'Run kubemod-ts serve --help for usage.\n' : ''}`,
+    );
+    return 2;
+  }
+  const logger = createLogger({ level: config.logLevel, destination: io.stdout });
+  const metrics = createMetrics();
+  const source = createDirectoryRuleSource({
+    dir: config.rulesDir,
+    clusterNamespace: config.clusterNamespace,
+    logger,
+    debounceMs: config.debounceMs,
+  });
+  let server: StartedWebhookServer;
+  let stopCertWatch = (): void => undefined;
+  try {
+    const refs = config.refsPath === undefined ? NO_REFS : await loadStaticRefs(config.refsPath);
+    await source.start();
+    const tls =
+      config.certDir === undefined
+        ? selfSigned(config.host, logger)
+        : await readCertDir(config.certDir);
+    server = await startWebhookServer(
+      {
+        store: () => source.store(),
+        refs,
+        logger,
+        metrics,
+        ready: () => source.ready(),
+        clusterNamespace: config.clusterNamespace,
+        limits: {
+          bodyLimitBytes: config.bodyLimitBytes,
+          deadlineMs: config.deadlineMs,
+          template:
+            config.templateMaxOutputBytes === undefined
+              ? {}
+              : { maxOutputBytes: config.templateMaxOutputBytes },
+        },
+      },
+      { host: config.host, port: config.port, tls, shutdownGraceMs: config.shutdownGraceMs },
+    );
+    if (config.certDir !== undefined) stopCertWatch = watchCertDir(config.certDir, server, logger);
+  } catch (err) {
+    source.close();
+    logger.fatal({ err }, 'cannot start');
+    io.stderr.write(`kubemod-ts serve: ${describeError(err)}\n`);
+    return 1;
+  }
+  io.onListening?.(server);
+  const signalName = await stopRequested(io.signal);
+  logger.info({ signal: signalName }, 'shutting down');
+  stopCertWatch();
+  source.close();
+  await server.close();
+  return 0;
+}
+
+/** Resolves with the name of the first SIGTERM/SIGINT (or 'abort'), then removes the listeners. */
+function stopRequested(signal: AbortSignal | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (name: string): void => {
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(name);
+    };
+    const onTerm = (): void => {
+      done('SIGTERM');
+    };
+    const onInt = (): void => {
+      done('SIGINT');
+    };
+    const onAbort = (): void => {
+      done('abort');
+    };
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+    if (signal?.aborted === true) done('abort');
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function selfSigned(host: string, logger: Logger): TlsMaterial {
+  const ca = createCertificateAuthority({ commonName: 'kubemod-ts standalone CA' });
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const isIp = /^[\d.]+$/.test(host) || host.includes(':');
+  const leaf = issueCertificate(ca, {
+    commonName: 'kubemod-ts',
+    dnsNames: ['localhost', ...(!wildcard && !isIp ? [host] : [])],
+    ipAddresses: [
+      '127.0.0.1',
+      '::1',
+      ...(!wildcard && isIp && host !== '127.0.0.1' && host !== '::1' ? [host] : []),
+    ],
+  });
+  logger.info('serving with a generated self-signed certificate (use --cert-dir for your own)');
+  return { cert: `${leaf.certPem}${ca.certPem}`, key: leaf.keyPem };
+}
+
+async function readCertDir(dir: string): Promise<TlsMaterial> {
+  const [cert, key] = await Promise.all([
+    readFile(join(dir, 'tls.crt'), 'utf8'),
+    readFile(join(dir, 'tls.key'), 'utf8'),
+  ]);
+  return { cert, key };
+}
+
+/** Reloads the certificate when tls.crt/tls.key change (e.g. a renewed Secret volume). */
+function watchCertDir(dir: string, server: StartedWebhookServer, logger: Logger): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = watch(dir, { persistent: false }, () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      readCertDir(dir).then(
+        (tls) => {
+          server.reloadCertificate(tls);
+        },
+        (err: unknown) => {
+          logger.error({ err, dir }, 'cannot reload the certificate; keeping the current one');
+        },
+      );
+    }, 500);
+  });
+  watcher.on('error', (err) => {
+    logger.error({ err, dir }, 'watching the certificate directory failed');
+  });
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    watcher.close();
+  };
+}

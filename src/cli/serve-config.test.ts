@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { parseServeArgs } from './serve-config.js';
+import { runServe } from './serve-command.js';
+
+describe('parseServeArgs', () => {
+  it('applies defaults and reads flags once into a typed config', () => {
+    expect(parseServeArgs(['--rules', 'r'], {})).toEqual({
+      kind: 'config',
+      config: {
+        rulesDir: 'r',
+        host: '0.0.0.0',
+        port: 8443,
+        certDir: undefined,
+        refsPath: undefined,
+        clusterNamespace: 'kubemod-system',
+        logLevel: 'info',
+        bodyLimitBytes: 3 * 1024 * 1024,
+        deadlineMs: 8000,
+        templateMaxOutputBytes: undefined,
+        debounceMs: 200,
+        shutdownGraceMs: 10000,
+      },
+    });
+    const args = parseServeArgs(
+      [
+        '--rules=r',
+        '--port',
+        '0',
+        '--cert-dir',
+        'c',
+        '--body-limit',
+        '1024',
+        '--template-max-output',
+        '500',
+      ],
+      { KUBEMOD_LOG_LEVEL: 'debug' },
+    );
+    expect(args.kind === 'config' && args.config).toMatchObject({
+      port: 0,
+      certDir: 'c',
+      bodyLimitBytes: 1024,
+      templateMaxOutputBytes: 500,
+      logLevel: 'debug',
+    });
+  });
+
+  it('refuses bad flags with the flag name', () => {
+    expect(() => parseServeArgs([], {})).toThrow('--rules <dir> is required');
+    expect(() => parseServeArgs(['--rules', 'r', '--port', '70000'], {})).toThrow(
+      '--port must be an integer between 0 and 65535, got "70000"',
+    );
+    expect(() => parseServeArgs(['--rules', 'r', '--log-level', 'loud'], {})).toThrow(
+      /--log-level must be one of/,
+    );
+    expect(() => parseServeArgs(['--rules', 'r', '--bogus'], {})).toThrow(/bogus/);
+  });
+});
+
+describe('runServe', () => {
+  it('prints help and exits 0; exits 2 on bad flags and 1 when the rules cannot be read', async () => {
+    const out: string[] = [];
+    const io = {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => out.push(t) },
+      env: {},
+    };
+    expect(await runServe(['--help'], io)).toBe(0);
+    expect(out.join('')).toContain('Usage: kubemod-ts serve --rules <dir>');
+    out.length = 0;
+    expect(await runServe(['--port', 'x'], io)).toBe(2);
+    expect(out.join('')).toContain('kubemod-ts serve: --rules <dir> is required');
+    out.length = 0;
+    expect(
+      await runServe(['--rules', '/nonexistent/rules', '--port', '0', '--log-level', 'silent'], io),
+    ).toBe(1);
+    expect(out.join('')).toContain('cannot read the rules directory /nonexistent/rules');
+  });
+});

@@ -1,0 +1,147 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
+import { KubemodError } from '../errors/catalog.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../observability/logger.js';
+import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
+
+/** Everything `kubemod-ts serve` is configured with, read once from flags and environment. */
+export interface ServeConfig {
+  readonly rulesDir: string;
+  readonly host: string;
+  readonly port: number;
+  /** Directory holding tls.crt and tls.key; a self-signed certificate is generated when absent. */
+  readonly certDir: string | undefined;
+  /** YAML file or directory of Namespace and Node manifests used as syntheticRefs. */
+  readonly refsPath: string | undefined;
+  readonly clusterNamespace: string;
+  readonly logLevel: LogLevel;
+  readonly bodyLimitBytes: number;
+  readonly deadlineMs: number;
+  readonly templateMaxOutputBytes: number | undefined;
+  readonly debounceMs: number;
+  readonly shutdownGraceMs: number;
+}
+
+export type ServeArgs =
+  { readonly kind: 'help' } | { readonly kind: 'config'; readonly config: ServeConfig };
+
+export const SERVE_USAGE = `Usage: kubemod-ts serve --rules <dir> [options]
+
+Serves the KubeMod webhooks and the /v1/dryrun API over HTTPS with the ModRules of a directory
+(reloaded when files change), without a cluster.
+
+Options:
+  --rules <dir>              directory of ModRule YAML/JSON files (required; searched recursively)
+  --port <n>                 HTTPS port (default 8443; 0 picks a free port)
+  --host <addr>              address to listen on (default 0.0.0.0)
+  --cert-dir <dir>           directory with tls.crt and tls.key (default: a generated self-signed certificate)
+  --refs <file|dir>          Namespace and Node manifests to use as syntheticRefs
+  --cluster-namespace <ns>   namespace of cluster-wide ModRules (default ${DEFAULT_CLUSTER_NAMESPACE})
+  --log-level <level>        ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
+  --body-limit <bytes>       largest request body (default ${String(DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes)})
+  --deadline-ms <ms>         requests that waited longer are allowed unevaluated (default ${String(DEFAULT_WEBHOOK_LIMITS.deadlineMs)})
+  --template-max-output <n>  per-template output limit in characters (default: the engine's)
+  --debounce-ms <ms>         quiet period before reloading changed rules (default 200)
+  --shutdown-grace-ms <ms>   time in-flight requests get on SIGTERM/SIGINT (default 10000)
+  -h, --help                 show this help
+`;
+
+/** Parses `serve` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
+export function parseServeArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServeArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        rules: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'cert-dir': { type: 'string' },
+        refs: { type: 'string' },
+        'cluster-namespace': { type: 'string' },
+        'log-level': { type: 'string' },
+        'body-limit': { type: 'string' },
+        'deadline-ms': { type: 'string' },
+        'template-max-output': { type: 'string' },
+        'debounce-ms': { type: 'string' },
+        'shutdown-grace-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new KubemodError('INPUT_INVALID', err instanceof Error ? err.message : String(err));
+  }
+  if (values.help === true) return { kind: 'help' };
+  const rulesDir = values.rules;
+  if (rulesDir === undefined || rulesDir === '')
+    throw new KubemodError('INPUT_INVALID', '--rules <dir> is required');
+  const logLevel = values['log-level'] ?? env.KUBEMOD_LOG_LEVEL ?? 'info';
+  if (!isLogLevel(logLevel)) {
+    throw new KubemodError(
+      'INPUT_INVALID',
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
+    );
+  }
+  const templateMax = values['template-max-output'];
+  return {
+    kind: 'config',
+    config: {
+      rulesDir,
+      host: values.host ?? '0.0.0.0',
+      port: integer(values.port, '--port', 8443, 0, 65535),
+      certDir: values['cert-dir'],
+      refsPath: values.refs,
+      clusterNamespace: values['cluster-namespace'] ?? DEFAULT_CLUSTER_NAMESPACE,
+      logLevel,
+      bodyLimitBytes: integer(
+        values['body-limit'],
+        '--body-limit',
+        DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes,
+        1,
+        2 ** 31,
+      ),
+      deadlineMs: integer(
+        values['deadline-ms'],
+        '--deadline-ms',
+        DEFAULT_WEBHOOK_LIMITS.deadlineMs,
+        1,
+        30_000,
+      ),
+      templateMaxOutputBytes:
+        templateMax === undefined
+          ? undefined
+          : integer(templateMax, '--template-max-output', 0, 1, 2 ** 31),
+      debounceMs: integer(values['debounce-ms'], '--debounce-ms', 200, 0, 60_000),
+      shutdownGraceMs: integer(
+        values['shutdown-grace-ms'],
+        '--shutdown-grace-ms',
+        10_000,
+        0,
+        600_000,
+      ),
+    },
+  };
+}
+
+function integer(
+  raw: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new KubemodError(
+      'INPUT_INVALID',
+      `${flag} must be an integer between ${String(min)} and ${String(max)}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,75 @@
+import type { JsonObject, JsonValue } from './json.js';
+import { parseJsonPointer } from './patch/index.js';
+
+/**
+ * Makes the containers along a JSON pointer writable by shallow-copying those still shared with
+ * the object as received. Patching then touches only copies, so a request is never copied whole:
+ * the cost is proportional to the depth of the paths patched, not to the size of the object.
+ */
+export class CopyOnWrite {
+  private readonly owned = new WeakSet<object>();
+
+  constructor(readonly root: JsonObject) {
+    this.owned.add(root);
+  }
+
+  /** Copies every container on the path to (and including) the parent of its last segment. */
+  prepare(pointer: string): void {
+    const segments = parseJsonPointer(pointer);
+    let node: JsonValue = this.root;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const segment = segments[i] ?? '';
+      const next = this.ownChild(node, segment);
+      if (next === undefined) return;
+      node = next;
+    }
+  }
+
+  /** The child at `segment`, replaced in its parent by an owned copy when it is a shared container. */
+  private ownChild(node: JsonValue, segment: string): JsonValue | undefined {
+    if (Array.isArray(node)) {
+      const index = arrayIndex(segment, node.length);
+      if (index === undefined) return undefined;
+      const child = node[index];
+      if (child === undefined) return undefined;
+      const copy = this.copyOf(child);
+      node[index] = copy;
+      return copy;
+    }
+    if (
+      typeof node !== 'object' ||
+      node === null ||
+      !Object.prototype.hasOwnProperty.call(node, segment)
+    ) {
+      return undefined;
+    }
+    const child = node[segment];
+    if (child === undefined) return undefined;
+    const copy = this.copyOf(child);
+    if (copy !== child)
+      Object.defineProperty(node, segment, {
+        value: copy,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    return copy;
+  }
+
+  private copyOf(value: JsonValue): JsonValue {
+    if (typeof value !== 'object' || value === null || this.owned.has(value)) return value;
+    const copy: JsonValue = Array.isArray(value)
+      ? value.slice()
+      : Object.assign(Object.create(Object.getPrototypeOf(value) as object) as JsonObject, value);
+    this.owned.add(copy);
+    return copy;
+  }
+}
+
+/** KubeMod array indexes: non-negative, or negative counting from the end (`-1` is the last). */
+function arrayIndex(segment: string, length: number): number | undefined {
+  if (!/^-?\d+$/.test(segment)) return undefined;
+  const n = Number(segment);
+  const index = n < 0 ? length + n : n;
+  return index >= 0 && index < length ? index : undefined;
+}

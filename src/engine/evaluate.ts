@@ -1,0 +1,215 @@
+import type { AdmissionOperation } from '../api/modrule-types.js';
+import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
+import { applyOperation, createJsonPatch } from './patch/index.js';
+import type { TemplateLimits } from './template/index.js';
+import { type CompiledRule } from './rule.js';
+import type { RuleStore } from './store.js';
+import {
+  renderRuleOperations,
+  renderRejection,
+  type RenderedOperations,
+  type RuleFailure,
+} from './rule-render.js';
+import { KubemodError } from '../errors/catalog.js';
+import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
+import { CopyOnWrite } from './copy-on-write.js';
+import { failureOf } from './rule-render.js';
+
+export type { RuleFailure } from './rule-render.js';
+
+export interface SyntheticRefs {
+  readonly namespace?: JsonObject | undefined;
+  readonly node?: JsonObject | undefined;
+}
+
+export interface EvaluationRequest {
+  readonly operation: AdmissionOperation;
+  /** The object's namespace; undefined for cluster-scoped objects (Namespace objects included). */
+  readonly namespace: string | undefined;
+  /** The object as received (for DELETE, the old object). Never modified. */
+  readonly object: JsonObject;
+  readonly syntheticRefs?: SyntheticRefs | undefined;
+  readonly limits?: Partial<TemplateLimits> | undefined;
+}
+
+export interface AppliedRule {
+  readonly rule: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The operations the rule applied, as rendered (paths with placeholders filled in). */
+  readonly operations: readonly JsonPatchOperation[];
+}
+
+export interface EvaluationResult {
+  /** RFC 6902 patch from the object as received to `patched`; never touches syntheticRefs or managedFields. */
+  readonly patch: JsonPatchOperation[];
+  readonly patched: JsonObject;
+  /** KubeMod's format: `<ns>/<name>: "<message>"`, or `<ns>/<name>` without a message. */
+  readonly rejections: string[];
+  readonly applied: AppliedRule[];
+  readonly failures: RuleFailure[];
+}
+
+/**
+ * Computes what KubeMod computes for one admission request: Patch rules tier by tier (each tier
+ * matched against the result of the tiers before it), then Reject rules against the fully patched
+ * object, and one patch from the object as received. A rule that fails is recorded in `failures`
+ * and skipped; the others still apply. Pure: no I/O, the store and request are not modified.
+ */
+export function evaluate(store: RuleStore, request: EvaluationRequest): EvaluationResult {
+  const original = request.object;
+  const kind = typeof original.kind === 'string' ? original.kind : undefined;
+  const candidates = store.candidates({
+    namespace: kind === 'Namespace' ? undefined : request.namespace,
+    kind,
+    operation: request.operation,
+  });
+  const state = new WorkingObject(original, request.syntheticRefs);
+  const context = { namespace: request.namespace ?? '', limits: request.limits };
+  const failures: RuleFailure[] = [];
+  const applied: AppliedRule[] = [];
+
+  for (const tier of tiersOf(candidates.filter((rule) => rule.type === 'Patch'))) {
+    // Phase 1: match and render every rule of the tier against the same input (read-only).
+    const rendered: { rule: CompiledRule; ops: RenderedOperations }[] = [];
+    for (const rule of tier) {
+      try {
+        if (!rule.match.matches(state.view)) continue;
+        rendered.push({ rule, ops: renderRuleOperations(rule, state.view, context) });
+      } catch (err) {
+        failures.push(failureOf(rule, err));
+      }
+    }
+    // Phase 2: apply them in order; a rule whose operations fail is rolled back and skipped.
+    for (const { rule, ops } of rendered) {
+      try {
+        state.apply(ops.operations, ops.fields);
+        applied.push({
+          rule: rule.key,
+          namespace: rule.namespace,
+          name: rule.name,
+          operations: ops.operations,
+        });
+      } catch (err) {
+        failures.push(failureOf(rule, err));
+        state.replay(applied.flatMap((a) => a.operations));
+      }
+    }
+  }
+
+  const rejections: string[] = [];
+  for (const rule of candidates) {
+    if (rule.type !== 'Reject') continue;
+    try {
+      if (!rule.match.matches(state.view)) continue;
+    } catch (err) {
+      failures.push(failureOf(rule, err));
+      continue;
+    }
+    const { text, failure } = renderRejection(rule, state.view, context);
+    rejections.push(text);
+    if (failure !== undefined) failures.push(failure);
+  }
+
+  const patched = state.result(applied.flatMap((a) => a.operations));
+  const patch = applied.length === 0 ? [] : createJsonPatch(original, patched);
+  return { patch, patched, rejections, applied, failures };
+}
+
+/** Groups rules (already in execution order) into tiers, lowest first. */
+function tiersOf(rules: readonly CompiledRule[]): CompiledRule[][] {
+  const tiers: CompiledRule[][] = [];
+  let current: CompiledRule[] = [];
+  for (const rule of rules) {
+    const last = current[current.length - 1];
+    if (last !== undefined && last.tier !== rule.tier) {
+      tiers.push(current);
+      current = [];
+    }
+    current.push(rule);
+  }
+  if (current.length > 0) tiers.push(current);
+  return tiers;
+}
+
+/**
+ * The object rules see: the request object with `syntheticRefs` attached, as a shallow copy whose
+ * containers are copied on write along the paths that rules patch. The object as received and the
+ * syntheticRefs manifests (shared with the informer caches) are never modified.
+ */
+class WorkingObject {
+  view: JsonObject;
+  private cow: CopyOnWrite;
+  private changed = false;
+  private readonly lastApplied: LastApplied | undefined;
+
+  constructor(
+    private readonly original: JsonObject,
+    private readonly refs: SyntheticRefs | undefined,
+  ) {
+    this.view = this.fresh();
+    this.cow = new CopyOnWrite(this.view);
+    this.lastApplied = LastApplied.read(original);
+  }
+
+  /** Applies operations; an error names the `spec.patch[i]` field the failing operation came from. */
+  apply(operations: readonly JsonPatchOperation[], fields: readonly string[] = []): void {
+    let doc: JsonValue = this.view;
+    for (const [i, op] of operations.entries()) {
+      try {
+        this.cow.prepare(op.path);
+        doc = applyOperation(doc, op);
+      } catch (err) {
+        const field = fields[i];
+        throw err instanceof KubemodError && field !== undefined ? err.atField(field) : err;
+      }
+      if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+        throw new KubemodError(
+          'PATCH_APPLY',
+          'a patch replaced the whole object with a non-object',
+          fields[i],
+        );
+      }
+      if (doc !== this.view) {
+        this.view = doc;
+        this.cow = new CopyOnWrite(doc);
+      }
+    }
+    this.changed ||= operations.length > 0;
+  }
+
+  /** Rebuilds the working object from the original and the operations that did succeed. */
+  replay(operations: readonly JsonPatchOperation[]): void {
+    this.view = this.fresh();
+    this.cow = new CopyOnWrite(this.view);
+    this.changed = false;
+    this.apply(operations);
+  }
+
+  /** The patched object without syntheticRefs, with last-applied-configuration patched alike. */
+  result(operations: readonly JsonPatchOperation[]): JsonObject {
+    if (!this.changed) return this.original;
+    const out = this.view;
+    if (Object.prototype.hasOwnProperty.call(this.original, 'syntheticRefs')) {
+      out.syntheticRefs = this.original.syntheticRefs ?? null;
+    } else {
+      delete out.syntheticRefs;
+    }
+    if (this.lastApplied !== undefined) {
+      new CopyOnWrite(out).prepare(`/metadata/annotations/${LAST_APPLIED_POINTER_KEY}`);
+      this.lastApplied.writeTo(out, operations);
+    }
+    return out;
+  }
+
+  private fresh(): JsonObject {
+    const view: JsonObject = { ...this.original };
+    if (this.refs !== undefined) {
+      const refs: JsonObject = {};
+      if (this.refs.namespace !== undefined) refs.namespace = this.refs.namespace;
+      if (this.refs.node !== undefined) refs.node = this.refs.node;
+      view.syntheticRefs = refs;
+    }
+    return view;
+  }
+}

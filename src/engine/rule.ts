@@ -1,0 +1,190 @@
+import type {
+  AdmissionOperation,
+  DefaultedModRule,
+  FieldError,
+  ModRuleType,
+  PatchOp,
+} from '../api/modrule-types.js';
+import { compileMatch, MatchCompileError, type CompiledMatch } from './match/index.js';
+import { compileSelect, type CompiledSelect } from './expr/index.js';
+import { compilePath, parseYamlValue, type CompiledPath } from './patch/index.js';
+import type { JsonValue } from './json.js';
+import { compileTemplate, type CompiledTemplate } from './template/index.js';
+import { compileRegex, type GoRegex } from './regex.js';
+import { literalKinds, captureCount } from './rule-analysis.js';
+import { KubemodError } from '../errors/catalog.js';
+
+/** Namespace whose ModRules are cluster-wide, as in KubeMod. */
+export const DEFAULT_CLUSTER_NAMESPACE = 'kubemod-system';
+
+export interface CompiledPatchOperation {
+  readonly op: PatchOp;
+  /** `spec.patch[i]`, for error messages. */
+  readonly field: string;
+  readonly select: CompiledSelect | undefined;
+  readonly path: CompiledPath;
+  readonly value: CompiledTemplate | undefined;
+  /** Reads rendered value text as YAML; static values are read once when the rule is compiled. */
+  readonly parseValue: (text: string) => JsonValue;
+}
+
+/** A ModRule compiled once on arrival; evaluation only runs its closures. */
+export interface CompiledRule {
+  /** `<namespace>/<name>` */
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly type: ModRuleType;
+  readonly tier: number;
+  readonly operations: ReadonlySet<AdmissionOperation>;
+  readonly match: CompiledMatch;
+  readonly patch: readonly CompiledPatchOperation[];
+  readonly rejectMessage: CompiledTemplate | undefined;
+  /** Cluster-wide rules only: which objects the rule considers (see appliesTo in the store). */
+  readonly scope: RuleScope;
+  /** Kinds the rule can match at all (from literal `$.kind` criteria); undefined means any kind. */
+  readonly kinds: readonly string[] | undefined;
+  readonly source: DefaultedModRule;
+}
+
+export type RuleScope =
+  | { readonly kind: 'namespace'; readonly namespace: string }
+  | {
+      readonly kind: 'cluster';
+      readonly clusterScoped: boolean;
+      readonly namespaces: GoRegex | undefined;
+    };
+
+/** Every problem found while compiling a ModRule, each with its field path. */
+export class RuleCompileError extends Error {
+  constructor(readonly errors: readonly FieldError[]) {
+    super(errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+    this.name = 'RuleCompileError';
+  }
+}
+
+/**
+ * Compiles a validated, defaulted ModRule: selects, regexes, templates and patch paths. Throws
+ * RuleCompileError listing every problem. A rule without `metadata.namespace` goes to
+ * `defaultNamespace`.
+ */
+export function compileRule(
+  modRule: DefaultedModRule,
+  options: { clusterNamespace?: string; defaultNamespace?: string } = {},
+): CompiledRule {
+  const clusterNamespace = options.clusterNamespace ?? DEFAULT_CLUSTER_NAMESPACE;
+  const namespace = modRule.metadata.namespace ?? options.defaultNamespace ?? 'default';
+  const { spec } = modRule;
+  const errors: FieldError[] = [];
+  const attempt = <T>(field: string | undefined, build: () => T): T | undefined => {
+    try {
+      return build();
+    } catch (err) {
+      if (err instanceof MatchCompileError) {
+        for (const e of err.errors) errors.push(toFieldError(e, undefined));
+        return undefined;
+      }
+      if (err instanceof KubemodError) {
+        errors.push(toFieldError(err, field));
+        return undefined;
+      }
+      throw err;
+    }
+  };
+  const match = attempt(undefined, () => compileMatch(spec.match));
+  const patch = (spec.patch ?? []).map((op, i) =>
+    compilePatchOperation(op, `spec.patch[${i}]`, attempt),
+  );
+  const rejectMessage =
+    spec.rejectMessage === undefined
+      ? undefined
+      : attempt('spec.rejectMessage', () => compileTemplate(spec.rejectMessage ?? ''));
+  const regexSource = spec.targetNamespaceRegex ?? '';
+  const namespaces =
+    regexSource === ''
+      ? undefined
+      : attempt('spec.targetNamespaceRegex', () => compileRegex(regexSource));
+  if (errors.length > 0 || match === undefined) throw new RuleCompileError(errors);
+  const scope: RuleScope =
+    namespace === clusterNamespace
+      ? { kind: 'cluster', clusterScoped: regexSource === '' || regexSource === '.*', namespaces }
+      : { kind: 'namespace', namespace };
+  return {
+    key: `${namespace}/${modRule.metadata.name}`,
+    namespace,
+    name: modRule.metadata.name,
+    type: spec.type,
+    tier: spec.executionTier,
+    operations: new Set(spec.admissionOperations),
+    match,
+    patch: patch.filter((p): p is CompiledPatchOperation => p !== undefined),
+    rejectMessage,
+    scope,
+    kinds: literalKinds(match),
+    source: modRule,
+  };
+}
+
+type Attempt = <T>(field: string | undefined, build: () => T) => T | undefined;
+
+function compilePatchOperation(
+  op: { op: PatchOp; select?: string | undefined; path: string; value?: string | undefined },
+  field: string,
+  attempt: Attempt,
+): CompiledPatchOperation | undefined {
+  const select =
+    op.select === undefined
+      ? undefined
+      : attempt(`${field}.select`, () => compileSelect(op.select ?? ''));
+  const path = attempt(`${field}.path`, () => {
+    const compiled = compilePath(op.path);
+    const captured = select === undefined ? 0 : captureCount(select.ast);
+    if (compiled.maxPlaceholder >= captured) {
+      const reason =
+        op.select === undefined
+          ? 'uses placeholder #' +
+            String(compiled.maxPlaceholder) +
+            ' but the operation has no select'
+          : `uses placeholder #${String(compiled.maxPlaceholder)} but the select captures only ${String(captured)} index(es) (one per wildcard, filter, union, slice or ..)`;
+      throw new KubemodError('PATCH_PLACEHOLDER', reason);
+    }
+    return compiled;
+  });
+  const value =
+    op.value === undefined
+      ? undefined
+      : attempt(`${field}.value`, () => compileTemplate(op.value ?? ''));
+  const parseValue =
+    value?.isStatic === true
+      ? attempt(`${field}.value`, () => {
+          const parsed = parseYamlValue(value.source);
+          return (): JsonValue => parsed;
+        })
+      : cachedYamlParser(64);
+  if (path === undefined || parseValue === undefined) return undefined;
+  return { op: op.op, field, select, path, value, parseValue };
+}
+
+function toFieldError(err: KubemodError, field: string | undefined): FieldError {
+  const anchored = field === undefined ? err : err.atField(field);
+  return { field: anchored.field ?? 'spec', message: anchored.rawMessage(), code: anchored.code };
+}
+
+/**
+ * A small per-operation cache of parsed values: rendered values repeat across requests (names,
+ * namespaces), and YAML parsing dominates the cost of a patch otherwise. Values are never
+ * mutated after parsing (patch application copies what it inserts).
+ */
+function cachedYamlParser(capacity: number): (text: string) => JsonValue {
+  const cache = new Map<string, JsonValue>();
+  return (text) => {
+    const hit = cache.get(text);
+    if (hit !== undefined) return hit;
+    const parsed = parseYamlValue(text);
+    if (text.length <= 4096) {
+      if (cache.size >= capacity) cache.clear();
+      cache.set(text, parsed);
+    }
+    return parsed;
+  };
+}

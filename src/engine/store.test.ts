@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { RuleStore } from './store.js';
+import { makeRule } from './test-rules.js';
+
+const patch = [{ op: 'add', path: '/metadata/labels/x', value: 'y' }];
+const kindRule = (
+  ns: string,
+  name: string,
+  kind: string | string[],
+  extra: Record<string, unknown> = {},
+) =>
+  makeRule(ns, name, {
+    type: 'Patch',
+    match: [
+      Array.isArray(kind)
+        ? { select: '$.kind', matchValues: kind }
+        : { select: '$.kind', matchValue: kind },
+    ],
+    patch,
+    ...extra,
+  });
+const anyRule = (ns: string, name: string, extra: Record<string, unknown> = {}) =>
+  makeRule(ns, name, { type: 'Patch', match: [{ select: '$.metadata.name' }], patch, ...extra });
+const keys = (
+  store: RuleStore,
+  namespace: string | undefined,
+  kind: string,
+  operation: 'CREATE' | 'UPDATE' | 'DELETE' = 'CREATE',
+) => store.candidates({ namespace, kind, operation }).map((r) => r.key);
+
+describe('rule store', () => {
+  it('indexes rules by their literal $.kind so other kinds never see them', () => {
+    const store = new RuleStore();
+    store.put(kindRule('a', 'deploy', 'Deployment'));
+    store.put(kindRule('a', 'workloads', ['Deployment', 'StatefulSet']));
+    store.put(
+      kindRule('a', 'negated', 'Deployment', {
+        match: [{ select: '$.kind', matchValue: 'Deployment', negate: true }],
+      }),
+    );
+    store.put(anyRule('a', 'any'));
+    expect(keys(store, 'a', 'Deployment')).toEqual([
+      'a/any',
+      'a/deploy',
+      'a/negated',
+      'a/workloads',
+    ]);
+    expect(keys(store, 'a', 'StatefulSet')).toEqual(['a/any', 'a/negated', 'a/workloads']);
+    expect(keys(store, 'a', 'Pod')).toEqual(['a/any', 'a/negated']);
+  });
+
+  it('orders candidates by tier, then namespace/name', () => {
+    const store = new RuleStore();
+    store.put(anyRule('a', 'z', { executionTier: -1 }));
+    store.put(anyRule('a', 'b', { executionTier: 2 }));
+    store.put(kindRule('a', 'a', 'Pod', { executionTier: 2 }));
+    store.put(anyRule('kubemod-system', 'c', { executionTier: 0, targetNamespaceRegex: '^a$' }));
+    expect(keys(store, 'a', 'Pod')).toEqual(['a/z', 'kubemod-system/c', 'a/a', 'a/b']);
+  });
+
+  it('keeps namespaced rules to their namespace', () => {
+    const store = new RuleStore();
+    store.put(anyRule('a', 'r'));
+    expect(keys(store, 'a', 'Pod')).toEqual(['a/r']);
+    expect(keys(store, 'b', 'Pod')).toEqual([]);
+    expect(keys(store, undefined, 'Namespace')).toEqual([]);
+  });
+
+  it('scopes kubemod-system rules by targetNamespaceRegex', () => {
+    const store = new RuleStore();
+    store.put(anyRule('kubemod-system', 'cluster-only'));
+    store.put(anyRule('kubemod-system', 'empty-regex', { targetNamespaceRegex: '' }));
+    store.put(anyRule('kubemod-system', 'teams', { targetNamespaceRegex: '^team-' }));
+    store.put(anyRule('kubemod-system', 'all', { targetNamespaceRegex: '.*' }));
+    store.put(anyRule('kubemod-system', 'unanchored', { targetNamespaceRegex: 'prod' }));
+    expect(keys(store, undefined, 'ClusterRole')).toEqual([
+      'kubemod-system/all',
+      'kubemod-system/cluster-only',
+      'kubemod-system/empty-regex',
+    ]);
+    expect(keys(store, 'team-a', 'Pod')).toEqual(['kubemod-system/all', 'kubemod-system/teams']);
+    expect(keys(store, 'my-production', 'Pod')).toEqual([
+      'kubemod-system/all',
+      'kubemod-system/unanchored',
+    ]);
+    expect(keys(store, 'kubemod-system', 'Pod')).toEqual(['kubemod-system/all']);
+  });
+
+  it('filters by admission operation (default CREATE and UPDATE)', () => {
+    const store = new RuleStore();
+    store.put(anyRule('a', 'default'));
+    store.put(anyRule('a', 'delete', { admissionOperations: ['DELETE'] }));
+    expect(keys(store, 'a', 'Pod', 'CREATE')).toEqual(['a/default']);
+    expect(keys(store, 'a', 'Pod', 'UPDATE')).toEqual(['a/default']);
+    expect(keys(store, 'a', 'Pod', 'DELETE')).toEqual(['a/delete']);
+  });
+
+  it('replaces, deletes and counts rules, and refreshes cached cluster-wide scopes', () => {
+    const store = new RuleStore();
+    store.put(anyRule('a', 'r'));
+    store.put(anyRule('a', 'r', { executionTier: 5 }));
+    store.put(anyRule('kubemod-system', 'c', { targetNamespaceRegex: '.*' }));
+    expect(store.size).toBe(2);
+    expect(store.get('a', 'r')?.tier).toBe(5);
+    expect(keys(store, 'a', 'Pod')).toEqual(['kubemod-system/c', 'a/r']);
+    expect(store.delete('kubemod-system', 'c')).toBe(true);
+    expect(keys(store, 'a', 'Pod')).toEqual(['a/r']);
+    expect(store.delete('a', 'nope')).toBe(false);
+    expect(Object.fromEntries(store.countsByNamespace())).toEqual({ a: 1 });
+  });
+
+  it('uses a configurable cluster namespace', () => {
+    const store = new RuleStore({ clusterNamespace: 'platform' });
+    store.put(makeRule('platform', 'c', { type: 'Reject', match: [{ select: '$.kind' }] }));
+    expect(keys(store, undefined, 'Namespace')).toEqual([]);
+  });
+});

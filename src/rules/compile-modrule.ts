@@ -1,0 +1,53 @@
+import {
+  formatFieldErrors,
+  validateModRule,
+  type DefaultedModRule,
+  type FieldError,
+} from '../api/index.js';
+import { compileRule, RuleCompileError, type CompiledRule } from '../engine/rule.js';
+
+export type ModRuleCheck =
+  | { readonly ok: true; readonly modRule: DefaultedModRule; readonly rule: CompiledRule }
+  | { readonly ok: false; readonly key: string; readonly errors: readonly FieldError[] };
+
+export interface ModRuleCheckOptions {
+  readonly clusterNamespace: string;
+  /** Namespace given to a rule without `metadata.namespace`. */
+  readonly defaultNamespace: string;
+}
+
+/**
+ * The whole admission-time check of a ModRule: API validation and defaulting, then compilation
+ * (selects, regexes, templates, patch paths), so every problem is reported with its field path.
+ */
+export function checkModRule(raw: unknown, options: ModRuleCheckOptions): ModRuleCheck {
+  const validation = validateModRule(raw);
+  if (!validation.ok)
+    return { ok: false, key: keyOf(raw, options.defaultNamespace), errors: validation.errors };
+  try {
+    const rule = compileRule(validation.modRule, options);
+    return { ok: true, modRule: validation.modRule, rule };
+  } catch (err) {
+    if (err instanceof RuleCompileError) {
+      return { ok: false, key: keyOf(raw, options.defaultNamespace), errors: err.errors };
+    }
+    throw err;
+  }
+}
+
+/** `ModRule default/x is invalid: spec.match[0].select: …; spec.patch[1].value: …` */
+export function describeInvalidModRule(key: string, errors: readonly FieldError[]): string {
+  return `ModRule ${key} is invalid: ${formatFieldErrors(errors)}`;
+}
+
+/** `<namespace>/<name>` as far as the raw document tells (`<unnamed>` when it has no name). */
+function keyOf(raw: unknown, defaultNamespace: string): string {
+  const metadata =
+    typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).metadata : undefined;
+  const meta =
+    typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>) : {};
+  const namespace =
+    typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : defaultNamespace;
+  const name = typeof meta.name === 'string' && meta.name !== '' ? meta.name : '<unnamed>';
+  return `${namespace}/${name}`;
+}

@@ -1,0 +1,65 @@
+import type { RuleFailure } from '../engine/evaluate.js';
+import type { JsonObject } from '../engine/json.js';
+import type { RuleStore } from '../engine/store.js';
+import type { TemplateLimits } from '../engine/template/index.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+
+/** In-memory manifests for `syntheticRefs` (filled from informers by the operator, files or nothing standalone). */
+export interface SyntheticRefLookups {
+  namespace(name: string): JsonObject | undefined;
+  node(name: string): JsonObject | undefined;
+}
+
+/**
+ * Records the node of a scheduled Pod. The implementation (operator) checks the Pod's
+ * `ref.kubemod.io/inject-node-ref` annotation and, when it is "true", annotates the Pod with
+ * `ref.kubemod.io/nodename`. Called off the request path; failures are logged.
+ */
+export interface NodeRefBinder {
+  bind(namespace: string, podName: string, nodeName: string): Promise<void>;
+}
+
+/** What the webhook knows about the request in which a rule failed. */
+export interface RuleFailureContext {
+  readonly uid: string;
+  readonly operation: string;
+  readonly kind: string | undefined;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+}
+
+export interface WebhookLimits {
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimitBytes: number;
+  /**
+   * A dragnet request that has already waited longer than this (from the moment its first byte
+   * was handled to the moment evaluation would start) is allowed unchanged with a warning instead
+   * of being evaluated: the API server has given up on it or is about to.
+   */
+  readonly deadlineMs: number;
+  /** Per-request template limits handed to the engine. */
+  readonly template: Partial<TemplateLimits>;
+}
+
+export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
+  bodyLimitBytes: 3 * 1024 * 1024,
+  deadlineMs: 8000,
+  template: Object.freeze({}),
+});
+
+export interface WebhookDependencies {
+  /** The current rule store (a getter: the standalone source swaps stores on reload). */
+  readonly store: () => RuleStore;
+  readonly refs: SyntheticRefLookups;
+  readonly nodeRefs?: NodeRefBinder;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Milliseconds; defaults to performance.now-based monotonic time. */
+  readonly clock?: () => number;
+  /** True once the rule source has completed its initial load. */
+  readonly ready: () => boolean;
+  readonly onRuleFailure?: (failure: RuleFailure, context: RuleFailureContext) => void;
+  readonly limits: WebhookLimits;
+  readonly clusterNamespace: string;
+}

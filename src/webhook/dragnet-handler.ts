@@ -1,0 +1,161 @@
+import type { AdmissionOperation } from '../api/index.js';
+import { describeError } from '../errors/catalog.js';
+import { evaluate, type EvaluationResult } from '../engine/evaluate.js';
+import { isJsonObject, type JsonObject } from '../engine/json.js';
+import type { RequestResult } from '../observability/metrics.js';
+import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
+import type { RuleFailureContext, WebhookDependencies } from './dependencies.js';
+import { syntheticRefsFor } from './synthetic-refs.js';
+
+export interface HandlerOutcome {
+  readonly response: AdmissionResponse;
+  readonly result: RequestResult;
+}
+
+const EVALUATED_OPERATIONS: readonly string[] = ['CREATE', 'UPDATE', 'DELETE'];
+
+/** KubeMod's rejection message. */
+export function rejectionMessage(rejections: readonly string[]): string {
+  return `operation rejected by the following ModRule(s): ${rejections.join(',')}`;
+}
+
+/**
+ * The mutating "dragnet" webhook: runs the engine on the object (on oldObject for DELETE) and
+ * answers with the patch, a 403 rejection, or a plain allow. An internal failure allows the
+ * request unchanged with a warning: the operator must never block the cluster.
+ */
+export function handleDragnet(
+  request: AdmissionRequest,
+  deps: WebhookDependencies,
+  waitedMs: number,
+): HandlerOutcome {
+  const operation = request.operation;
+  if (!EVALUATED_OPERATIONS.includes(operation)) {
+    return { response: { allowed: true }, result: 'skipped' };
+  }
+  const object = operation === 'DELETE' ? request.oldObject : request.object;
+  if (object === undefined) {
+    deps.logger.debug(
+      { uid: request.uid, operation },
+      'admission request without an object; allowed',
+    );
+    return { response: { allowed: true }, result: 'skipped' };
+  }
+  if (waitedMs > deps.limits.deadlineMs) {
+    const warning = `kubemod-ts: request not evaluated, it waited ${String(Math.round(waitedMs))}ms (deadline ${String(deps.limits.deadlineMs)}ms)`;
+    deps.logger.warn(
+      { uid: request.uid, waitedMs, deadlineMs: deps.limits.deadlineMs },
+      'request past its deadline; allowed unchanged',
+    );
+    return { response: { allowed: true, warnings: [warning] }, result: 'error' };
+  }
+  const kind = request.kind?.kind ?? (typeof object.kind === 'string' ? object.kind : undefined);
+  // Namespace objects are cluster-scoped, even though UPDATE requests carry their name as namespace.
+  const namespace = kind === 'Namespace' ? undefined : request.namespace;
+  const context: RuleFailureContext = {
+    uid: request.uid,
+    operation,
+    kind,
+    namespace,
+    name: request.name ?? objectName(object),
+  };
+  try {
+    const result = evaluate(deps.store(), {
+      operation: operation as AdmissionOperation,
+      namespace,
+      object,
+      syntheticRefs: syntheticRefsFor(object, namespace, deps.refs),
+      limits: deps.limits.template,
+    });
+    return answer(result, context, deps);
+  } catch (err) {
+    deps.logger.error(
+      { uid: request.uid, kind, namespace, name: context.name, err },
+      'internal error while evaluating ModRules; request allowed unchanged',
+    );
+    return {
+      response: {
+        allowed: true,
+        warnings: [
+          `kubemod-ts: internal error, ModRules not applied: ${truncate(describeError(err), 60)}`,
+        ],
+      },
+      result: 'error',
+    };
+  }
+}
+
+function answer(
+  result: EvaluationResult,
+  context: RuleFailureContext,
+  deps: WebhookDependencies,
+): HandlerOutcome {
+  const { logger, metrics } = deps;
+  for (const failure of result.failures) {
+    metrics.ruleFailed(failure.rule, failure.code);
+    logger.warn(
+      {
+        uid: context.uid,
+        rule: failure.rule,
+        field: failure.field,
+        code: failure.code,
+        object: objectRef(context),
+      },
+      `ModRule ${failure.rule} failed and was skipped: ${failure.message}`,
+    );
+    try {
+      deps.onRuleFailure?.(failure, context);
+    } catch (err) {
+      logger.error({ err, rule: failure.rule }, 'onRuleFailure hook failed');
+    }
+  }
+  if (result.rejections.length > 0) {
+    for (const rejection of result.rejections) metrics.ruleRejected(ruleOfRejection(rejection));
+    const message = rejectionMessage(result.rejections);
+    logger.info(
+      { uid: context.uid, object: objectRef(context), rejections: result.rejections },
+      'operation rejected',
+    );
+    return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
+  }
+  if (result.patch.length === 0) return { response: { allowed: true }, result: 'allowed' };
+  for (const applied of result.applied) metrics.rulePatched(applied.rule);
+  logger.info(
+    {
+      uid: context.uid,
+      object: objectRef(context),
+      rules: result.applied.map((a) => a.rule),
+      patch: result.patch,
+    },
+    'patch applied',
+  );
+  return { response: { allowed: true, patch: result.patch }, result: 'patched' };
+}
+
+/** `ns/name: "message"` or `ns/name` → `ns/name` (names and namespaces cannot contain ':'). */
+function ruleOfRejection(rejection: string): string {
+  const colon = rejection.indexOf(':');
+  return colon === -1 ? rejection : rejection.slice(0, colon);
+}
+
+function objectRef(context: RuleFailureContext): {
+  kind: string | undefined;
+  namespace: string | undefined;
+  name: string | undefined;
+} {
+  return { kind: context.kind, namespace: context.namespace, name: context.name };
+}
+
+function objectName(object: JsonObject): string | undefined {
+  const metadata = object.metadata;
+  if (!isJsonObject(metadata)) return undefined;
+  return typeof metadata.name === 'string'
+    ? metadata.name
+    : typeof metadata.generateName === 'string'
+      ? metadata.generateName
+      : undefined;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,258 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import { KubemodError } from '../errors/catalog.js';
+import {
+  parseAdmissionReview,
+  serializeAdmissionReview,
+  type AdmissionRequest,
+} from './admission-review.js';
+import type { WebhookDependencies } from './dependencies.js';
+import { handleDragnet, type HandlerOutcome } from './dragnet-handler.js';
+import { handleDryRun } from './dryrun-handler.js';
+import { createErrorHandler, fromBodyParserError, sendError } from './errors.js';
+import { parseJsonBody, rawBody } from './json-body.js';
+import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
+import { handlePodBinding } from './podbinding-handler.js';
+
+export {
+  DEFAULT_WEBHOOK_LIMITS,
+  type NodeRefBinder,
+  type RuleFailureContext,
+  type SyntheticRefLookups,
+  type WebhookDependencies,
+  type WebhookLimits,
+} from './dependencies.js';
+
+/** Paths, as KubeMod registers them in its webhook configurations. */
+export const WEBHOOK_PATHS = {
+  dragnet: '/dragnet-webhook',
+  podBinding: '/podbinding-webhook',
+  validateModRule: '/validate-api-kubemod-io-v1beta1-modrule',
+  mutateModRule: '/mutate-api-kubemod-io-v1beta1-modrule',
+  dryRun: '/v1/dryrun',
+} as const;
+
+export interface TlsMaterial {
+  /** PEM certificate chain. */
+  readonly cert: string;
+  /** PEM private key. */
+  readonly key: string;
+}
+
+export interface WebhookServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly tls: TlsMaterial;
+  /** How long close() lets in-flight requests finish before dropping connections (default 10 s). */
+  readonly shutdownGraceMs?: number;
+}
+
+export interface StartedWebhookServer {
+  readonly port: number;
+  /** `https://<host>:<port>` */
+  readonly url: string;
+  /** Serves new TLS handshakes with another certificate, without a restart. */
+  reloadCertificate(tls: TlsMaterial): void;
+  /** Graceful: readiness turns false, no new connections, in-flight requests finish, then resolves. */
+  close(): Promise<void>;
+}
+
+interface AppState {
+  readonly app: express.Express;
+  /** Background work (node-ref binds) that close() waits for. */
+  readonly pending: Set<Promise<void>>;
+}
+
+/** The express application with every route; no listening socket. */
+export function createWebhookApp(deps: WebhookDependencies): express.Express {
+  return buildApp(deps).app;
+}
+
+function buildApp(deps: WebhookDependencies): AppState {
+  const clock = deps.clock ?? ((): number => performance.now());
+  const limit = deps.limits.bodyLimitBytes;
+  const pending = new Set<Promise<void>>();
+  const track = (work: Promise<void>): void => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+  deps.metrics.setRuleCountSource(() => deps.store().countsByNamespace());
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    res.locals.startedAt = clock();
+    next();
+  });
+
+  const admission = (
+    webhook: string,
+    handle: (request: AdmissionRequest, waitedMs: number) => HandlerOutcome,
+  ): RequestHandler[] => [
+    (_req, res, next) => {
+      res.locals.webhook = webhook;
+      next();
+    },
+    rawBody(limit),
+    (req, res) => {
+      const startedAt = startedAtOf(res, clock);
+      const review = parseAdmissionReview(parseJsonBody(req.body));
+      const { response, result } = handle(review.request, clock() - startedAt);
+      res
+        .status(200)
+        .json(serializeAdmissionReview(review.apiVersion, review.request.uid, response));
+      deps.metrics.observeRequest(
+        webhook,
+        review.request.operation,
+        result,
+        (clock() - startedAt) / 1000,
+      );
+    },
+  ];
+
+  app.post(
+    WEBHOOK_PATHS.dragnet,
+    ...admission('dragnet', (request, waited) => handleDragnet(request, deps, waited)),
+  );
+  app.post(
+    WEBHOOK_PATHS.podBinding,
+    ...admission('podbinding', (request) => handlePodBinding(request, deps, track)),
+  );
+  app.post(
+    WEBHOOK_PATHS.validateModRule,
+    ...admission('validate-modrule', (request) => handleValidateModRule(request, deps)),
+  );
+  app.post(
+    WEBHOOK_PATHS.mutateModRule,
+    ...admission('mutate-modrule', (request) => handleDefaultModRule(request)),
+  );
+
+  app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
+    const startedAt = startedAtOf(res, clock);
+    res.locals.webhook = 'dryrun';
+    const answer = handleDryRun(parseJsonBody(req.body), deps);
+    res.status(200).json(answer);
+    deps.metrics.observeRequest(
+      'dryrun',
+      'CREATE',
+      answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
+      (clock() - startedAt) / 1000,
+    );
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok');
+  });
+  app.get('/readyz', (_req, res) => {
+    const ready = deps.ready();
+    res
+      .status(ready ? 200 : 503)
+      .type('text/plain')
+      .send(ready ? 'ok' : 'not ready');
+  });
+  app.get('/metrics', async (_req, res) => {
+    const text = await deps.metrics.render();
+    res.type(deps.metrics.contentType).send(text);
+  });
+  app.use((req: Request, res: Response) => {
+    sendError(res, 404, `no route for ${req.method} ${req.path}`, 'KM6003');
+  });
+
+  const errorHandler = createErrorHandler(deps.logger, limit);
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const webhook: unknown = res.locals.webhook;
+    const mapped = fromBodyParserError(err, limit);
+    if (typeof webhook === 'string') {
+      const result = mapped instanceof KubemodError ? 'malformed' : 'error';
+      deps.metrics.observeRequest(
+        webhook,
+        'unknown',
+        result,
+        (clock() - startedAtOf(res, clock)) / 1000,
+      );
+    }
+    errorHandler(mapped, req, res, next);
+  });
+  return { app, pending };
+}
+
+function startedAtOf(res: Response, clock: () => number): number {
+  const value: unknown = res.locals.startedAt;
+  return typeof value === 'number' ? value : clock();
+}
+
+/** Starts the HTTPS webhook server. Resolves once it listens (port 0 picks a free port). */
+export async function startWebhookServer(
+  deps: WebhookDependencies,
+  options: WebhookServerOptions,
+): Promise<StartedWebhookServer> {
+  let closing = false;
+  const { app, pending } = buildApp({ ...deps, ready: () => !closing && deps.ready() });
+  const server: Server = createServer({ cert: options.tls.cert, key: options.tls.key }, app);
+  server.on('tlsClientError', (err) => {
+    deps.logger.debug({ err }, 'TLS handshake failed');
+  });
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const url = `https://${host}:${String(port)}`;
+  deps.logger.info({ url, port }, 'webhook server listening');
+  let closed: Promise<void> | undefined;
+  return {
+    port,
+    url,
+    reloadCertificate(tls: TlsMaterial): void {
+      server.setSecureContext({ cert: tls.cert, key: tls.key });
+      deps.logger.info('serving certificate reloaded');
+    },
+    close(): Promise<void> {
+      closing = true;
+      closed ??= shutdown(server, pending, options.shutdownGraceMs ?? 10_000).then(() => {
+        deps.logger.info('webhook server stopped');
+      });
+      return closed;
+    },
+  };
+}
+
+async function shutdown(
+  server: Server,
+  pending: Set<Promise<void>>,
+  graceMs: number,
+): Promise<void> {
+  const stopped = new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
+  // Keep-alive connections with no request in flight are closed at once and as soon as in-flight
+  // ones finish; after the grace period every connection is dropped.
+  server.closeIdleConnections();
+  const sweeper = setInterval(() => {
+    server.closeIdleConnections();
+  }, 50);
+  const deadline = setTimeout(() => {
+    server.closeAllConnections();
+  }, graceMs);
+  let giveUp: NodeJS.Timeout | undefined;
+  try {
+    await stopped;
+    const timeout = new Promise<void>((resolve) => {
+      giveUp = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled([...pending]), timeout]);
+  } finally {
+    clearInterval(sweeper);
+    clearTimeout(deadline);
+    clearTimeout(giveUp);
+  }
+}

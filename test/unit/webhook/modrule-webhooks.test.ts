@@ -1,0 +1,228 @@
+import fastJsonPatch from 'fast-json-patch';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../src/engine/json.js';
+import { admissionReview, decodePatch, responseOf, startHarness, type Harness } from './harness.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const INVALID: JsonObject = {
+  apiVersion: 'api.kubemod.io/v1beta1',
+  kind: 'ModRule',
+  metadata: { name: 'x', namespace: 'default' },
+  spec: {
+    type: 'Patch',
+    match: [{ select: '$.kind[' }, { select: '$.metadata.name', matchRegex: '(unclosed' }],
+    patch: [
+      { op: 'add', path: '/metadata/labels/a', value: 'ok' },
+      { op: 'add', path: '/metadata/labels/b', value: '{{ .Target.metadata.name' },
+    ],
+  },
+};
+
+function modRuleReview(
+  operation: 'CREATE' | 'UPDATE' | 'DELETE',
+  object: JsonObject,
+  apiVersion?: 'admission.k8s.io/v1beta1',
+): JsonObject {
+  return admissionReview({
+    apiVersion,
+    operation,
+    kind: 'ModRule',
+    group: 'api.kubemod.io',
+    resource: 'modrules',
+    namespace: 'default',
+    name: 'x',
+    object: operation === 'DELETE' ? null : object,
+    oldObject: operation === 'CREATE' ? null : object,
+  });
+}
+
+describe('POST /validate-api-kubemod-io-v1beta1-modrule', () => {
+  it('refuses an invalid ModRule with every field error in the message', async () => {
+    harness = await startHarness();
+    const answer = await harness.post(
+      '/validate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('CREATE', INVALID),
+    );
+    const { response } = responseOf(answer);
+    expect(response.allowed).toBe(false);
+    expect(response.status?.code).toBe(403);
+    const message = response.status?.message ?? '';
+    expect(message).toMatch(/^ModRule default\/x is invalid: /);
+    expect(message).toContain('spec.match[0].select: ');
+    expect(message).toContain('spec.match[1].matchRegex: ');
+    expect(message).toContain('spec.patch[1].value: ');
+    expect(message).not.toContain('spec.patch[0]');
+    expect(message.split('; ')).toHaveLength(3);
+  });
+
+  it('refuses schema errors (API validation) too, and names the rule from the request namespace', async () => {
+    harness = await startHarness();
+    const object: JsonObject = {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: { name: 'y' },
+      spec: { type: 'Mutate', match: [] },
+    };
+    const answer = await harness.post(
+      '/validate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('UPDATE', object, 'admission.k8s.io/v1beta1'),
+    );
+    const review = responseOf(answer);
+    expect(review.apiVersion).toBe('admission.k8s.io/v1beta1');
+    expect(review.response.allowed).toBe(false);
+    expect(review.response.status?.message).toMatch(/^ModRule default\/y is invalid: spec\.type: /);
+  });
+
+  it('allows valid ModRules and any DELETE', async () => {
+    harness = await startHarness();
+    const valid: JsonObject = {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: { name: 'x', namespace: 'default' },
+      spec: {
+        type: 'Patch',
+        match: [{ select: '$.kind', matchValue: 'Pod' }],
+        patch: [{ op: 'remove', path: '/metadata/labels/a' }],
+      },
+    };
+    const ok = await harness.post(
+      '/validate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('CREATE', valid),
+    );
+    expect(responseOf(ok).response).toEqual({ uid: 'uid-1', allowed: true });
+    const del = await harness.post(
+      '/validate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('DELETE', INVALID),
+    );
+    expect(responseOf(del).response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+});
+
+describe('POST /mutate-api-kubemod-io-v1beta1-modrule', () => {
+  it('answers a JSONPatch that fills the defaults', async () => {
+    harness = await startHarness();
+    const rule: JsonObject = {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: { name: 'x', namespace: 'default' },
+      spec: {
+        type: 'Patch',
+        match: [
+          { select: '$.kind', matchValue: 'Pod' },
+          { select: '$.metadata.name', matchFor: 'All', matchValue: 'a' },
+        ],
+        patch: [{ op: 'add', path: '/metadata/labels/a', value: '"b"' }],
+      },
+    };
+    const answer = await harness.post(
+      '/mutate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('CREATE', rule),
+    );
+    const { response } = responseOf(answer);
+    expect(response.allowed).toBe(true);
+    expect(response.patchType).toBe('JSONPatch');
+    const patched = fastJsonPatch.applyPatch(
+      structuredClone(rule),
+      decodePatch(response) as fastJsonPatch.Operation[],
+    ).newDocument;
+    expect(patched.spec).toEqual({
+      ...(rule.spec as JsonObject),
+      executionTier: 0,
+      admissionOperations: ['CREATE', 'UPDATE'],
+      match: [
+        { select: '$.kind', matchValue: 'Pod', matchFor: 'Any' },
+        { select: '$.metadata.name', matchFor: 'All', matchValue: 'a' },
+      ],
+    });
+  });
+
+  it('has nothing to patch on an already defaulted rule, and leaves invalid rules to the validator', async () => {
+    harness = await startHarness();
+    const rule: JsonObject = {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: { name: 'x', namespace: 'default' },
+      spec: {
+        type: 'Reject',
+        executionTier: 2,
+        admissionOperations: ['DELETE'],
+        match: [{ select: '$.kind', matchFor: 'Any' }],
+      },
+    };
+    const same = await harness.post(
+      '/mutate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('CREATE', rule),
+    );
+    expect(responseOf(same).response).toEqual({ uid: 'uid-1', allowed: true });
+    const invalid = await harness.post(
+      '/mutate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('CREATE', { ...rule, spec: { type: 'Nope' } }),
+    );
+    expect(responseOf(invalid).response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+});
+
+describe('POST /podbinding-webhook', () => {
+  it('hands pod, namespace and node to the binder and always allows', async () => {
+    const binds: string[] = [];
+    harness = await startHarness({
+      nodeRefs: {
+        bind: (namespace, pod, node) => {
+          binds.push(`${namespace}/${pod}@${node}`);
+          return Promise.reject(new Error('api down'));
+        },
+      },
+    });
+    const binding: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'web-0', namespace: 'shop' },
+      target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' },
+    };
+    const answer = await harness.post(
+      '/podbinding-webhook',
+      admissionReview({
+        operation: 'CREATE',
+        kind: 'Binding',
+        resource: 'pods',
+        subResource: 'binding',
+        namespace: 'shop',
+        name: 'web-0',
+        object: binding,
+      }),
+    );
+    expect(responseOf(answer).response).toEqual({ uid: 'uid-1', allowed: true });
+    await harness.close();
+    expect(binds).toEqual(['shop/web-0@node-a']);
+    expect(harness.logs.find((l) => l.level === 'error')?.msg).toBe(
+      'cannot record the node of pod shop/web-0: api down',
+    );
+  });
+
+  it('allows bindings when no binder is configured (standalone)', async () => {
+    harness = await startHarness();
+    const binding: JsonObject = {
+      kind: 'Binding',
+      metadata: { name: 'p' },
+      target: { kind: 'Node', name: 'n' },
+    };
+    const answer = await harness.post(
+      '/podbinding-webhook',
+      admissionReview({
+        operation: 'CREATE',
+        kind: 'Binding',
+        resource: 'pods',
+        subResource: 'binding',
+        namespace: 'shop',
+        name: 'p',
+        object: binding,
+      }),
+    );
+    expect(responseOf(answer).response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+});
