@@ -36,9 +36,13 @@ function run(dir: string): Expected & { patch: jsonpatch.Operation[]; resource: 
   const meta = resource.metadata as { namespace?: string } | undefined;
   const namespace = request.namespace ?? meta?.namespace;
   const store = new RuleStore();
-  const loaded = loadModRules(readFileSync(join(root, dir, 'modrules.yaml'), 'utf8'), `${dir}/modrules.yaml`, {
-    defaultNamespace: namespace ?? 'default',
-  });
+  const loaded = loadModRules(
+    readFileSync(join(root, dir, 'modrules.yaml'), 'utf8'),
+    `${dir}/modrules.yaml`,
+    {
+      defaultNamespace: namespace ?? 'default',
+    },
+  );
   if (loaded.errors.length > 0) throw new Error(loaded.errors.join('\n'));
   loaded.rules.forEach((rule) => {
     store.put(rule);
@@ -67,14 +71,22 @@ describe('engine evaluation fixtures', () => {
     const expectedPath = join(root, dir, 'expected.yaml');
     if (!existsSync(expectedPath) && process.env.UPDATE_FIXTURES === '1') {
       const { patched, rejections, failures } = actual;
-      writeFileSync(expectedPath, dump({ patched, rejections, failures }, { lineWidth: 120, noRefs: true }));
+      writeFileSync(
+        expectedPath,
+        dump({ patched, rejections, failures }, { lineWidth: 120, noRefs: true }),
+      );
     }
     const expected = read(dir, 'expected.yaml') as Expected;
     expect(actual.patched).toEqual(expected.patched);
     expect(actual.rejections).toEqual(expected.rejections);
     expect(actual.failures).toEqual(expected.failures);
     // The patch sent to the API server turns the object as received into the patched object…
-    const applied = jsonpatch.applyPatch(JSON.parse(before) as JsonObject, actual.patch, true, false).newDocument;
+    const applied = jsonpatch.applyPatch(
+      JSON.parse(before) as JsonObject,
+      actual.patch,
+      true,
+      false,
+    ).newDocument;
     expect(applied).toEqual(expected.patched);
     // …never mentions syntheticRefs, and the request object itself is left untouched.
     expect(actual.patch.some((op) => op.path.startsWith('/syntheticRefs'))).toBe(false);
