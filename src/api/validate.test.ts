@@ -173,6 +173,11 @@ describe('ModRule validation: every problem with its field path', () => {
       ['spec.match[0].negate: must be a boolean'],
     ],
     ['spec not an object', 'nope', ['spec: must be an object, got string "nope"']],
+    [
+      'empty match section',
+      { ...patchSpec, match: [] },
+      ['spec.match: must have at least one criteria item'],
+    ],
   ])('%s', (_name, spec, expected) => {
     const errors = errorsOf(spec);
     expect(errors).toHaveLength(expected.length);

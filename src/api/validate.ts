@@ -100,6 +100,8 @@ function readSpec(r: FieldReader, value: unknown): ModRuleSpec | undefined {
     spec.match === undefined
       ? (r.fail('spec.match', 'is required'), [])
       : r.optionalArray(spec.match, 'spec.match');
+  if (spec.match !== undefined && matchList?.length === 0)
+    r.fail('spec.match', 'must have at least one criteria item');
   const match = (matchList ?? []).map((item, i) => readMatchItem(r, item, `spec.match[${i}]`));
   const patchList = r.optionalArray(spec.patch, 'spec.patch');
   const patch = patchList?.map((op, i) => readPatchOp(r, op, `spec.patch[${i}]`));

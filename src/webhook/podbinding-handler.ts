@@ -19,7 +19,8 @@ export function handlePodBinding(
     request.operation === 'CREATE' &&
     (request.subResource === 'binding' || binding?.kind === 'Binding') &&
     binding !== undefined;
-  if (!isBinding) return { response: { allowed: true }, result: 'skipped' };
+  // A dry-run binding must have no side effects (the webhook declares sideEffects: NoneOnDryRun).
+  if (!isBinding || request.dryRun) return { response: { allowed: true }, result: 'skipped' };
   const target = binding.target;
   const nodeName =
     isJsonObject(target) && typeof target.name === 'string' ? target.name : undefined;

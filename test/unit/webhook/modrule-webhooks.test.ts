@@ -204,6 +204,32 @@ describe('POST /podbinding-webhook', () => {
     );
   });
 
+  it('has no side effect on a dry-run binding', async () => {
+    const binds: string[] = [];
+    harness = await startHarness({
+      nodeRefs: {
+        bind: (namespace, pod, node) => {
+          binds.push(`${namespace}/${pod}@${node}`);
+          return Promise.resolve();
+        },
+      },
+    });
+    const review = admissionReview({
+      operation: 'CREATE',
+      kind: 'Binding',
+      resource: 'pods',
+      subResource: 'binding',
+      namespace: 'shop',
+      name: 'p',
+      object: { kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n' } },
+    });
+    (review.request as JsonObject).dryRun = true;
+    const answer = await harness.post('/podbinding-webhook', review);
+    expect(responseOf(answer).response).toEqual({ uid: 'uid-1', allowed: true });
+    await harness.close();
+    expect(binds).toEqual([]);
+  });
+
   it('allows bindings when no binder is configured (standalone)', async () => {
     harness = await startHarness();
     const binding: JsonObject = {
