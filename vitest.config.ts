@@ -2,6 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 // In CI, also write a JSON report so .ci/run can print a plain "N passed, N failed" summary.
 const ci = process.env.CI === 'true';
+const projectArg = process.argv.indexOf('--project');
+const reportName =
+  process.env.VITEST_REPORT_NAME ??
+  (projectArg >= 0 ? process.argv[projectArg + 1] : undefined) ??
+  'all';
 
 export default defineConfig({
   test: {
