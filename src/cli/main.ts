@@ -3,11 +3,13 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runDryrun } from './dryrun-command.js';
 import { runServe } from './serve-command.js';
+import { runOperator } from './operator-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 
 const USAGE = `Usage: kubemod-ts <command> [options]
 
 Commands:
+  operator   run the operator: webhooks, ModRule controller, certificates (kubemod-ts operator --help)
   dryrun     evaluate ModRules against one object offline (see: kubemod-ts dryrun --help)
   serve      standalone webhook + dryrun API on ModRules from a directory (kubemod-ts serve --help)
 
@@ -20,6 +22,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   switch (command) {
     case 'dryrun':
       return Promise.resolve(runDryrun(rest, io));
+    case 'operator':
+      return runOperator([...rest], io);
     case 'serve':
       return runServe(rest, {
         stdout: { write: io.stdout },

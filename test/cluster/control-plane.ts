@@ -41,6 +41,11 @@ export interface ControlPlane {
   readonly startupMs: number;
   /** Stops kube-apiserver and etcd (SIGTERM, SIGKILL after a grace period) and removes `dir`. */
   stop(): Promise<void>;
+  /**
+   * Kills kube-apiserver (SIGKILL, as a crash would), waits `downMs`, starts it again with the same
+   * arguments on the same port and waits for `/readyz`. etcd keeps running. For reconnect tests.
+   */
+  restartKubeApiserver(downMs?: number): Promise<void>;
 }
 
 /** Starts etcd and kube-apiserver on free loopback ports, as controller-runtime's envtest does. */
@@ -108,15 +113,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         { detached },
       ),
     );
-    processes.push(
+    const spawnApiserver = (): ManagedProcess =>
       spawnLogged(
         'kube-apiserver',
         binaries.kubeApiserver,
         kubeApiserverArgs(dir, apiPort, etcdClientUrl, pki),
         join(dir, 'kube-apiserver.log'),
         { detached },
-      ),
-    );
+      );
+    processes.push(spawnApiserver());
     recordOwnerPids(
       dir,
       processes.map((proc) => proc.pid),
@@ -137,7 +142,23 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       return stopping;
     };
     const [etcd, kubeApiserver] = processes.map((proc) => proc.pid);
+    const restartKubeApiserver = async (downMs = 0): Promise<void> => {
+      const index = processes.findIndex((proc) => proc.name === 'kube-apiserver');
+      const old = processes[index];
+      if (old === undefined) throw new Error('kube-apiserver is not running');
+      killNow(old);
+      await old.exited;
+      if (downMs > 0) await sleep(downMs);
+      const next = spawnApiserver();
+      processes[index] = next;
+      recordOwnerPids(
+        dir,
+        processes.map((proc) => proc.pid),
+      );
+      await waitForReady(server, pki, processes, options.readyTimeoutMs ?? 120_000);
+    };
     return {
+      restartKubeApiserver,
       kubeconfigPath,
       server,
       caPem: pki.servingCaPem,

@@ -1,0 +1,237 @@
+/**
+ * Operator startup at scale: a private control plane with N ModRules across M namespaces, then the
+ * operator started in a child process (so its RSS is its own) until /readyz-equivalent readiness.
+ *
+ *   npx tsx bench/operator-load.ts [--rules 5000] [--namespaces 500]
+ *
+ * Prints startup-to-ready (process start → every informer synced → rules compiled into the store),
+ * the time until the leader has written every ModRule's Ready status, and RSS/heap at that size.
+ */
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startControlPlane } from '../test/cluster/control-plane.js';
+import { createKubeClient, type KubeClient } from '../src/controller/kube-client.js';
+import { parseOperatorArgs } from '../src/cli/operator-config.js';
+import { startOperator } from '../src/controller/operator.js';
+import { sleepWithSignal } from '../src/controller/informer.js';
+import { createSilentLogger } from '../src/observability/logger.js';
+import { createMetrics } from '../src/observability/metrics.js';
+
+async function pool<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const item = items[next++];
+        if (item !== undefined) await work(item);
+      }
+    }),
+  );
+}
+
+function rule(i: number, namespace: string): object {
+  const reject = i % 5 === 4;
+  return {
+    apiVersion: 'api.kubemod.io/v1beta1',
+    kind: 'ModRule',
+    metadata: { name: `rule-${String(i)}`, namespace },
+    spec: reject
+      ? {
+          type: 'Reject',
+          rejectMessage:
+            'image {{ (index .Target.spec.template.spec.containers 0).image }} is not allowed',
+          match: [
+            { select: '$.kind', matchValue: 'Deployment' },
+            {
+              select: '$.spec.template.spec.containers[*].image',
+              matchRegex: `.*:bad-${String(i)}$`,
+            },
+          ],
+        }
+      : {
+          type: 'Patch',
+          executionTier: i % 3,
+          match: [
+            { select: '$.kind', matchValues: ['Deployment', 'StatefulSet'] },
+            { select: `$.metadata.labels.app == "app-${String(i)}"` },
+          ],
+          patch: [
+            {
+              op: 'add',
+              path: '/metadata/annotations/rule',
+              value: `"{{ .Target.metadata.name }}-${String(i)}"`,
+            },
+            {
+              op: 'add',
+              path: '/spec/template/spec/containers/-1',
+              value: 'name: sidecar\nimage: busybox:1.36',
+            },
+          ],
+        },
+  };
+}
+
+async function populate(client: KubeClient, rules: number, namespaces: number): Promise<number> {
+  const started = performance.now();
+  const crd = (await import('node:fs')).readFileSync(
+    new URL('../config/crd/modrules.api.kubemod.io.yaml', import.meta.url),
+    'utf8',
+  );
+  const { load } = await import('js-yaml');
+  await client.request({
+    method: 'POST',
+    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+    body: load(crd),
+  });
+  const names = Array.from({ length: namespaces }, (_, i) => `load-${String(i)}`);
+  await pool([...names, 'kubemod-system'], 32, (name) =>
+    client.request({
+      method: 'POST',
+      path: '/api/v1/namespaces',
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    }),
+  );
+  // The CRD needs a moment to be served.
+  for (;;) {
+    try {
+      await client.request({
+        method: 'GET',
+        path: '/apis/api.kubemod.io/v1beta1/modrules',
+        query: { limit: 1 },
+      });
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  const indexes = Array.from({ length: rules }, (_, i) => i);
+  await pool(indexes, 48, (i) => {
+    const namespace = names[i % namespaces] ?? 'load-0';
+    return client.request({
+      method: 'POST',
+      path: `/apis/api.kubemod.io/v1beta1/namespaces/${namespace}/modrules`,
+      body: rule(i, namespace),
+    });
+  });
+  return performance.now() - started;
+}
+
+/** Child mode: run the operator, report when ready and when every status is written. */
+async function child(kubeconfigPath: string, rules: number): Promise<void> {
+  const t0 = performance.now();
+  const parsed = parseOperatorArgs(
+    [
+      '--kubeconfig',
+      kubeconfigPath,
+      '--webhook-host',
+      '127.0.0.1',
+      '--webhook-port',
+      '0',
+      '--health-port',
+      '0',
+      '--lease-duration-ms',
+      '2000',
+    ],
+    {},
+  );
+  if (parsed.kind !== 'config') throw new Error('unexpected help');
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  const client = createKubeClient(kc);
+  const operator = await startOperator(parsed.config, {
+    client,
+    logger: createSilentLogger(),
+    metrics: createMetrics(),
+    now: Date.now,
+    delay: sleepWithSignal,
+  });
+  await operator.waitForReady();
+  const readyMs = performance.now() - t0;
+  if (operator.store.size !== rules)
+    throw new Error(`expected ${String(rules)} rules, store has ${String(operator.store.size)}`);
+  const atReady = process.memoryUsage();
+  // Wait until the leader has taken the Lease and written every Ready condition.
+  while (!operator.isLeader() || operator.pendingStatusWrites() > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const statusMs = performance.now() - t0;
+  globalThis.gc?.();
+  const settled = process.memoryUsage();
+  process.stdout.write(
+    `${JSON.stringify({ readyMs, statusMs, storeSize: operator.store.size, rssAtReadyMb: atReady.rss / 2 ** 20, rssSettledMb: settled.rss / 2 ** 20, heapUsedSettledMb: settled.heapUsed / 2 ** 20 })}\n`,
+  );
+  await operator.stop();
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rules: { type: 'string' },
+      namespaces: { type: 'string' },
+      child: { type: 'string' },
+    },
+  });
+  const rules = Number(values.rules ?? 5000);
+  const namespaces = Number(values.namespaces ?? 500);
+  if (values.child !== undefined) {
+    await child(values.child, rules);
+    return;
+  }
+  const plane = await startControlPlane();
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromFile(plane.kubeconfigPath);
+    const populateMs = await populate(createKubeClient(kc), rules, namespaces);
+    console.log(
+      `created ${String(rules)} ModRules in ${String(namespaces)} namespaces in ${(populateMs / 1000).toFixed(1)} s`,
+    );
+    const out = await new Promise<string>((resolve, reject) => {
+      const proc = spawn(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--import',
+          'tsx',
+          new URL(import.meta.url).pathname,
+          '--child',
+          plane.kubeconfigPath,
+          '--rules',
+          String(rules),
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      let text = '';
+      proc.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      proc.on('exit', (code) => {
+        if (code === 0) resolve(text);
+        else reject(new Error(`child exited ${String(code)}`));
+      });
+    });
+    const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>;
+    const fmt = (n: number | undefined): string => (n === undefined ? '?' : n.toFixed(0));
+    console.log(
+      `operator ready (all informers synced, ${fmt(r.storeSize)} rules compiled) in ${fmt(r.readyMs)} ms`,
+    );
+    console.log(`every ModRule's Ready status written by ${fmt(r.statusMs)} ms`);
+    console.log(
+      `RSS at ready ${fmt(r.rssAtReadyMb)} MiB; after statuses + GC ${fmt(r.rssSettledMb)} MiB (heap used ${fmt(r.heapUsedSettledMb)} MiB)`,
+    );
+    console.log(`node ${process.version}`);
+  } finally {
+    await plane.stop();
+  }
+}
+
+void main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,90 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeClient } from '../controller/kube-client.js';
+import { sleepWithSignal } from '../controller/informer.js';
+import { startOperator, type RunningOperator } from '../controller/operator.js';
+import { describeError, isKubemodError } from '../errors/catalog.js';
+import { createLogger, type LogDestination } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import type { CliIo } from './cli-io.js';
+import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
+
+export interface OperatorIo extends CliIo {
+  /** Stops the operator like SIGTERM does (tests). When absent, SIGTERM/SIGINT are handled. */
+  readonly signal?: AbortSignal;
+  /** Receives the running operator once it listens (tests). */
+  readonly onStarted?: (operator: RunningOperator) => void;
+  /** Where log lines go; defaults to stdout. */
+  readonly logDestination?: LogDestination;
+}
+
+/** Loads the kubeconfig file named in the config, or the in-cluster configuration. */
+export function loadKubeConfig(config: OperatorConfig): KubeConfig {
+  const kc = new KubeConfig();
+  if (config.kubeconfig === undefined) kc.loadFromCluster();
+  else kc.loadFromFile(config.kubeconfig);
+  return kc;
+}
+
+/**
+ * `kubemod-ts operator`: runs until SIGTERM/SIGINT (or `io.signal`), then shuts down gracefully.
+ * Resolves the exit code: 0 after a clean shutdown, 1 when startup failed, 2 on a usage error.
+ */
+export async function runOperator(argv: string[], io: OperatorIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseOperatorArgs(argv, io.env);
+  } catch (err) {
+    io.stderr(`kubemod-ts operator: ${describeError(err)}\n`);
+    return 2;
+  }
+  if (parsed.kind === 'help') {
+    io.stdout(OPERATOR_USAGE);
+    return 0;
+  }
+  const { config } = parsed;
+  const logger = createLogger({
+    level: config.logLevel,
+    name: 'kubemod-ts',
+    destination: io.logDestination ?? { write: io.stdout },
+  });
+  let operator: RunningOperator;
+  const lifetime = new AbortController();
+  try {
+    const client = createKubeClient(loadKubeConfig(config));
+    operator = await startOperator(config, {
+      client,
+      logger,
+      metrics: createMetrics(),
+      now: () => Date.now(),
+      delay: sleepWithSignal,
+    });
+  } catch (err) {
+    const code = isKubemodError(err) ? ` [${err.code}]` : '';
+    io.stderr(`kubemod-ts operator: cannot start${code}: ${describeError(err)}\n`);
+    return 1;
+  }
+  io.onStarted?.(operator);
+  logger.info(
+    { webhook: operator.webhookUrl, health: operator.healthUrl, namespace: config.namespace },
+    'operator started',
+  );
+  await new Promise<void>((resolve) => {
+    const finish = (): void => {
+      process.off('SIGTERM', finish);
+      process.off('SIGINT', finish);
+      resolve();
+    };
+    if (io.signal === undefined) {
+      process.on('SIGTERM', finish);
+      process.on('SIGINT', finish);
+    } else if (io.signal.aborted) {
+      finish();
+    } else {
+      io.signal.addEventListener('abort', finish, { once: true });
+    }
+    lifetime.signal.addEventListener('abort', finish, { once: true });
+  });
+  logger.info('shutting down');
+  await operator.stop();
+  return 0;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import {
+  certificateExtraDnsNames,
+  certificateIpAddresses,
+  parseOperatorArgs,
+} from './operator-config.js';
+
+describe('parseOperatorArgs', () => {
+  it('has the documented defaults, with the namespace from POD_NAMESPACE', () => {
+    const parsed = parseOperatorArgs([], { POD_NAMESPACE: 'ops', POD_NAME: 'kubemod-0' });
+    expect(parsed.kind).toBe('config');
+    if (parsed.kind !== 'config') return;
+    expect(parsed.config).toMatchObject({
+      kubeconfig: undefined,
+      namespace: 'ops',
+      clusterNamespace: 'kubemod-system',
+      webhookPort: 9443,
+      healthPort: 8081,
+      secretName: 'kubemod-webhook-server-cert',
+      serviceName: 'kubemod-webhook-service',
+      mutatingWebhookName: 'kubemod-mutating-webhook-configuration',
+      validatingWebhookName: 'kubemod-validating-webhook-configuration',
+      leaseName: 'kubemod-operator-leader',
+      identity: 'kubemod-0',
+      webhookUrlBase: undefined,
+    });
+  });
+
+  it('adds loopback SANs in URL mode and rejects bad flags', () => {
+    const parsed = parseOperatorArgs(
+      [
+        '--webhook-host',
+        '127.0.0.1',
+        '--webhook-url-base',
+        'https://127.0.0.1:9443/',
+        '--webhook-port',
+        '0',
+      ],
+      {},
+    );
+    if (parsed.kind !== 'config') throw new Error('expected config');
+    expect(parsed.config.webhookUrlBase).toBe('https://127.0.0.1:9443');
+    expect(certificateIpAddresses(parsed.config)).toEqual(['127.0.0.1']);
+    expect(certificateExtraDnsNames(parsed.config)).toEqual(['localhost']);
+    expect(() => parseOperatorArgs(['--webhook-port', 'x'], {})).toThrow(/--webhook-port/);
+    expect(() => parseOperatorArgs(['--webhook-url-base', 'http://x'], {})).toThrow(
+      /--webhook-url-base/,
+    );
+    expect(parseOperatorArgs(['--help'], {}).kind).toBe('help');
+  });
+});

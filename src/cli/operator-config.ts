@@ -1,0 +1,174 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
+import { KubemodError } from '../errors/catalog.js';
+import { isLogLevel, LOG_LEVELS } from '../observability/logger.js';
+import type { OperatorConfig } from '../controller/operator-settings.js';
+import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
+
+export {
+  certificateExtraDnsNames,
+  certificateIpAddresses,
+  type OperatorConfig,
+} from '../controller/operator-settings.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type OperatorArgs =
+  { readonly kind: 'help' } | { readonly kind: 'config'; readonly config: OperatorConfig };
+
+export const OPERATOR_USAGE = `Usage: kubemod-ts operator [options]
+
+Runs the KubeMod operator: watches ModRules, Namespaces and Nodes, serves the admission
+webhooks over HTTPS, and keeps its certificate and the webhook configurations' caBundle current.
+Uses $KUBECONFIG (or --kubeconfig) when set, the in-cluster configuration otherwise.
+
+Options:
+  --kubeconfig <file>            kubeconfig file (default $KUBECONFIG, else in-cluster)
+  --namespace <ns>               operator namespace (default $POD_NAMESPACE, else kubemod-system)
+  --cluster-namespace <ns>       namespace of cluster-wide ModRules (default ${DEFAULT_CLUSTER_NAMESPACE})
+  --webhook-host <addr>          address the webhook server listens on (default 0.0.0.0)
+  --webhook-port <n>             webhook HTTPS port (default 9443; 0 picks a free port)
+  --health-port <n>              HTTP port of /healthz, /readyz, /metrics (default 8081; 0 free port)
+  --log-level <level>            ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
+  --secret-name <name>           Secret holding the webhook certificate (default kubemod-webhook-server-cert)
+  --service-name <name>          webhook Service, used for certificate SANs (default kubemod-webhook-service)
+  --mutating-webhook <name>      MutatingWebhookConfiguration (default kubemod-mutating-webhook-configuration)
+  --validating-webhook <name>    ValidatingWebhookConfiguration (default kubemod-validating-webhook-configuration)
+  --lease-name <name>            leader-election Lease (default kubemod-operator-leader)
+  --webhook-url-base <url>       write clientConfig.url=<url><path> into the webhook configurations
+                                 instead of the service reference (out-of-cluster runs, tests)
+  --cert-validity-seconds <n>    serving certificate lifetime (default one year)
+  --reconcile-interval-ms <ms>   periodic re-check of the webhook configurations (default 10000)
+  --lease-duration-ms <ms>       leader Lease duration (default 15000)
+  --shutdown-grace-ms <ms>       time in-flight requests get on SIGTERM/SIGINT (default 10000)
+  -h, --help                     show this help
+`;
+
+/** Parses `operator` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
+export function parseOperatorArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): OperatorArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        kubeconfig: { type: 'string' },
+        namespace: { type: 'string' },
+        'cluster-namespace': { type: 'string' },
+        'webhook-host': { type: 'string' },
+        'webhook-port': { type: 'string' },
+        'health-port': { type: 'string' },
+        'log-level': { type: 'string' },
+        'secret-name': { type: 'string' },
+        'service-name': { type: 'string' },
+        'mutating-webhook': { type: 'string' },
+        'validating-webhook': { type: 'string' },
+        'lease-name': { type: 'string' },
+        'webhook-url-base': { type: 'string' },
+        'cert-validity-seconds': { type: 'string' },
+        'reconcile-interval-ms': { type: 'string' },
+        'lease-duration-ms': { type: 'string' },
+        'shutdown-grace-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new KubemodError('INPUT_INVALID', err instanceof Error ? err.message : String(err));
+  }
+  if (values.help === true) return { kind: 'help' };
+  const logLevel = values['log-level'] ?? env.KUBEMOD_LOG_LEVEL ?? 'info';
+  if (!isLogLevel(logLevel)) {
+    throw new KubemodError(
+      'INPUT_INVALID',
+      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
+    );
+  }
+  const urlBase = values['webhook-url-base'];
+  if (urlBase !== undefined && !/^https:\/\/[^/]+$/.test(urlBase.replace(/\/$/, ''))) {
+    throw new KubemodError(
+      'INPUT_INVALID',
+      `--webhook-url-base must look like https://host:port, got ${JSON.stringify(urlBase)}`,
+    );
+  }
+  const leaseDurationMs = integer(
+    values['lease-duration-ms'],
+    '--lease-duration-ms',
+    15_000,
+    1_000,
+    600_000,
+  );
+  const kubeconfig = values.kubeconfig ?? (env.KUBECONFIG === '' ? undefined : env.KUBECONFIG);
+  return {
+    kind: 'config',
+    config: {
+      kubeconfig,
+      namespace: values.namespace ?? env.POD_NAMESPACE ?? DEFAULT_CLUSTER_NAMESPACE,
+      clusterNamespace: values['cluster-namespace'] ?? DEFAULT_CLUSTER_NAMESPACE,
+      host: values['webhook-host'] ?? '0.0.0.0',
+      webhookPort: integer(values['webhook-port'], '--webhook-port', 9443, 0, 65535),
+      healthPort: integer(values['health-port'], '--health-port', 8081, 0, 65535),
+      logLevel,
+      secretName: values['secret-name'] ?? 'kubemod-webhook-server-cert',
+      serviceName: values['service-name'] ?? 'kubemod-webhook-service',
+      mutatingWebhookName: values['mutating-webhook'] ?? 'kubemod-mutating-webhook-configuration',
+      validatingWebhookName:
+        values['validating-webhook'] ?? 'kubemod-validating-webhook-configuration',
+      leaseName: values['lease-name'] ?? 'kubemod-operator-leader',
+      identity: env.POD_NAME ?? `${hostname()}-${randomBytes(4).toString('hex')}`,
+      webhookUrlBase: urlBase?.replace(/\/$/, ''),
+      certValidityMs:
+        integer(
+          values['cert-validity-seconds'],
+          '--cert-validity-seconds',
+          (365 * DAY_MS) / 1000,
+          60,
+          (100 * 365 * DAY_MS) / 1000,
+        ) * 1000,
+      certRotateAt: 2 / 3,
+      reconcileIntervalMs: integer(
+        values['reconcile-interval-ms'],
+        '--reconcile-interval-ms',
+        10_000,
+        100,
+        3_600_000,
+      ),
+      leaseDurationMs,
+      renewDeadlineMs: Math.round((leaseDurationMs * 2) / 3),
+      retryPeriodMs: Math.max(200, Math.round(leaseDurationMs / 7)),
+      eventIntervalMs: 60_000,
+      shutdownGraceMs: integer(
+        values['shutdown-grace-ms'],
+        '--shutdown-grace-ms',
+        10_000,
+        0,
+        600_000,
+      ),
+      bodyLimitBytes: DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes,
+      deadlineMs: DEFAULT_WEBHOOK_LIMITS.deadlineMs,
+    },
+  };
+}
+
+function integer(
+  raw: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new KubemodError(
+      'INPUT_INVALID',
+      `${flag} must be an integer between ${String(min)} and ${String(max)}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import type { Metrics } from '../observability/metrics.js';
+
+export interface HealthServer {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Plain-HTTP /healthz, /readyz and /metrics for kubelet probes and Prometheus. */
+export async function startHealthServer(options: {
+  host: string;
+  port: number;
+  ready: () => boolean;
+  metrics: Metrics;
+}): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405).end();
+      return;
+    }
+    if (path === '/healthz') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    } else if (path === '/readyz') {
+      const ready = options.ready();
+      res
+        .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
+        .end(ready ? 'ok' : 'not ready');
+    } else if (path === '/metrics') {
+      options.metrics.render().then(
+        (text) => res.writeHead(200, { 'content-type': options.metrics.contentType }).end(text),
+        () => res.writeHead(500).end(),
+      );
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    port,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${String(port)}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}

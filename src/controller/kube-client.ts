@@ -1,0 +1,222 @@
+import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { createInterface } from 'node:readline';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubemodError } from '../errors/catalog.js';
+import type { JsonObject } from '../engine/json.js';
+
+/** A Kubernetes API failure: the HTTP status (0 when the server was unreachable) and its message. */
+export class KubeApiError extends KubemodError {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super('CLUSTER', message, undefined, options);
+  }
+}
+
+export function isStatus(err: unknown, code: number): boolean {
+  return err instanceof KubeApiError && err.statusCode === code;
+}
+
+export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface KubeRequest {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly query?: QueryParams;
+  readonly body?: unknown;
+  /** Defaults to application/json; use application/merge-patch+json or application/json-patch+json for PATCH. */
+  readonly contentType?: string;
+}
+
+export interface RawWatchEvent {
+  readonly type: string;
+  readonly object: JsonObject;
+}
+
+export interface WatchHandle {
+  stop(): void;
+  /** Resolves when the server closes the stream normally; rejects on errors (KubeApiError 410 when expired). */
+  readonly done: Promise<void>;
+}
+
+/** The few Kubernetes API calls the operator makes, so everything above it can be tested with a fake. */
+export interface KubeClient {
+  request(req: KubeRequest): Promise<JsonObject>;
+  watch(path: string, query: QueryParams, onEvent: (event: RawWatchEvent) => void): WatchHandle;
+}
+
+function buildPath(path: string, query: QueryParams | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {}))
+    if (value !== undefined) params.set(key, String(value));
+  const qs = params.toString();
+  return qs === '' ? path : `${path}?${qs}`;
+}
+
+function headerObject(headers: RequestOptions['headers']): OutgoingHttpHeaders {
+  return headers === undefined || Array.isArray(headers) ? {} : (headers as OutgoingHttpHeaders);
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => {
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    res.on('error', reject);
+  });
+}
+
+function statusMessage(body: string, statusCode: number): string {
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown };
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // not JSON
+  }
+  return `HTTP ${statusCode}${body === '' ? '' : `: ${body.slice(0, 200)}`}`;
+}
+
+/** A KubeClient over node:https, authenticated by a client-node KubeConfig (kubeconfig file or in-cluster). */
+export function createKubeClient(
+  kc: KubeConfig,
+  options: { timeoutMs?: number; watchIdleMs?: number } = {},
+): KubeClient {
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new KubemodError('CLUSTER', 'the kubeconfig has no current cluster');
+  const base = new URL(cluster.server);
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const watchIdleMs = options.watchIdleMs ?? 420_000;
+
+  const baseOptions = async (method: string, path: string): Promise<RequestOptions> => {
+    const opts: RequestOptions = {
+      method,
+      hostname: base.hostname.replace(/^\[|\]$/g, ''),
+      port: base.port === '' ? 443 : Number(base.port),
+      path: `${base.pathname.replace(/\/$/, '')}${path}`,
+      headers: {},
+    };
+    await kc.applyToHTTPSOptions(opts);
+    return opts;
+  };
+
+  const request = async (req: KubeRequest): Promise<JsonObject> => {
+    const opts = await baseOptions(req.method, buildPath(req.path, req.query));
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+    opts.agent = agent;
+    opts.timeout = timeoutMs;
+    opts.headers = {
+      ...headerObject(opts.headers),
+      accept: 'application/json',
+      ...(payload === undefined ? {} : { 'content-type': req.contentType ?? 'application/json' }),
+    };
+    return new Promise<JsonObject>((resolve, reject) => {
+      const r = httpsRequest(opts, (res) => {
+        readAll(res).then((body) => {
+          const code = res.statusCode ?? 0;
+          if (code < 200 || code >= 300) {
+            reject(
+              new KubeApiError(code, `${req.method} ${req.path}: ${statusMessage(body, code)}`),
+            );
+            return;
+          }
+          resolve(body === '' ? {} : (JSON.parse(body) as JsonObject));
+        }, reject);
+      });
+      r.on('timeout', () => r.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+      r.on('error', (err) => {
+        reject(new KubeApiError(0, `${req.method} ${req.path}: ${err.message}`, { cause: err }));
+      });
+      r.end(payload);
+    });
+  };
+
+  const watch = (
+    path: string,
+    query: QueryParams,
+    onEvent: (event: RawWatchEvent) => void,
+  ): WatchHandle => {
+    let stopped = false;
+    let abort: (() => void) | undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      baseOptions('GET', buildPath(path, { ...query, watch: 1 })).then((opts) => {
+        if (stopped) {
+          resolve();
+          return;
+        }
+        opts.headers = { ...headerObject(opts.headers), accept: 'application/json' };
+        const r = httpsRequest(opts, (res) => {
+          const code = res.statusCode ?? 0;
+          if (code !== 200) {
+            readAll(res).then((body) => {
+              reject(new KubeApiError(code, `watch ${path}: ${statusMessage(body, code)}`));
+            }, reject);
+            return;
+          }
+          const lines = createInterface({ input: res });
+          // readline re-emits the response's errors (e.g. "aborted" when stopped); res handles them.
+          lines.on('error', () => undefined);
+          let failed = false;
+          lines.on('line', (line) => {
+            if (line.trim() === '' || failed) return;
+            let event: RawWatchEvent;
+            try {
+              event = JSON.parse(line) as RawWatchEvent;
+            } catch {
+              return;
+            }
+            if (event.type === 'ERROR') {
+              failed = true;
+              const status = event.object as { code?: unknown; message?: unknown };
+              const errCode = typeof status.code === 'number' ? status.code : 500;
+              reject(
+                new KubeApiError(
+                  errCode,
+                  `watch ${path}: ${typeof status.message === 'string' ? status.message : 'error event'}`,
+                ),
+              );
+              r.destroy();
+              return;
+            }
+            onEvent(event);
+          });
+          res.on('error', (err) => {
+            if (!stopped)
+              reject(new KubeApiError(0, `watch ${path}: ${err.message}`, { cause: err }));
+          });
+          res.on('close', () => {
+            if (stopped || res.complete) resolve();
+            else reject(new KubeApiError(0, `watch ${path}: connection closed`));
+          });
+        });
+        abort = (): void => {
+          r.destroy();
+        };
+        // A silently dead connection (no RST) must not stall the informer: the server ends
+        // watches within timeoutSeconds and sends bookmarks, so long silence means trouble.
+        r.setTimeout(watchIdleMs, () => {
+          r.destroy(new Error(`no data for ${String(watchIdleMs)} ms`));
+        });
+        r.on('error', (err) => {
+          if (stopped) resolve();
+          else reject(new KubeApiError(0, `watch ${path}: ${err.message}`, { cause: err }));
+        });
+        r.end();
+      }, reject);
+    });
+    return {
+      stop: (): void => {
+        stopped = true;
+        abort?.();
+      },
+      done,
+    };
+  };
+
+  return { request, watch };
+}

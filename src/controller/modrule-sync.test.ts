@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../engine/json.js';
+import { RuleStore } from '../engine/store.js';
+import { createSilentLogger } from '../observability/logger.js';
+import { FakeKube } from './fake-kube.test-support.js';
+import { loadModRule, type RuleLoadResult } from './modrule-sync.js';
+import { desiredStatus, StatusWriter } from './status-writer.js';
+
+function rule(name: string, spec: JsonObject, status?: JsonObject): JsonObject {
+  return {
+    apiVersion: 'api.kubemod.io/v1beta1',
+    kind: 'ModRule',
+    metadata: { name, namespace: 'a', generation: 2, uid: 'u1' },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+const valid: JsonObject = {
+  type: 'Patch',
+  match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+  patch: [{ op: 'add', path: '/metadata/labels/x', value: '"y"' }],
+};
+const options = (store: RuleStore) => ({
+  store,
+  clusterNamespace: 'kubemod-system',
+  logger: createSilentLogger(),
+});
+
+describe('loadModRule', () => {
+  it('compiles a valid rule into the store', () => {
+    const store = new RuleStore();
+    const result = loadModRule(rule('ok', valid), options(store));
+    expect(result).toMatchObject({ ready: true, reason: 'Loaded', generation: 2 });
+    expect(store.get('a', 'ok')).toBeDefined();
+  });
+
+  it('reports field errors and removes the previous version of a rule that became invalid', () => {
+    const store = new RuleStore();
+    loadModRule(rule('r', valid), options(store));
+    const broken = { ...valid, match: [{ select: '$.kind', matchRegex: '(' }] };
+    const result = loadModRule(rule('r', broken), options(store));
+    expect(result.ready).toBe(false);
+    expect(result.message).toMatch(/spec\.match\[0\]\.matchRegex/);
+    expect(store.get('a', 'r')).toBeUndefined();
+  });
+});
+
+describe('status', () => {
+  const loaded: RuleLoadResult = {
+    namespace: 'a',
+    name: 'r',
+    uid: 'u1',
+    generation: 3,
+    ready: false,
+    reason: 'Invalid',
+    message: 'spec.type: bad',
+    currentStatus: undefined,
+  };
+
+  it('computes a Ready condition and nothing once the object carries it', () => {
+    const status = desiredStatus(loaded, Date.UTC(2026, 0, 1));
+    expect(status).toMatchObject({
+      observedGeneration: 3,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'Invalid',
+          message: 'spec.type: bad',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    });
+    expect(desiredStatus({ ...loaded, currentStatus: status }, Date.now())).toBeUndefined();
+  });
+
+  it('writes through the status subresource only while leading, then on resync', async () => {
+    const kube = new FakeKube();
+    const path = '/apis/api.kubemod.io/v1beta1/namespaces/a/modrules/r/status';
+    kube.objects.set(path, { metadata: { name: 'r' } });
+    let leader = false;
+    const writer = new StatusWriter({
+      client: kube,
+      logger: createSilentLogger(),
+      now: () => 0,
+      isLeader: () => leader,
+    });
+    writer.record('a/r', loaded);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(kube.calls).toEqual([]);
+    leader = true;
+    writer.resync();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(kube.calls).toEqual([`PATCH ${path}`]);
+    expect(kube.objects.get(path)?.status).toMatchObject({ observedGeneration: 3 });
+  });
+});

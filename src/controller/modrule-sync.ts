@@ -1,0 +1,151 @@
+import { formatFieldErrors, validateModRule } from '../api/index.js';
+import type { JsonObject } from '../engine/json.js';
+import { compileRule, RuleCompileError } from '../engine/rule.js';
+import type { RuleStore } from '../engine/store.js';
+import type { Logger } from '../observability/logger.js';
+import type { Informer, KubeObject } from './informer.js';
+
+/** The outcome of loading one ModRule, which the status writer turns into a `Ready` condition. */
+export interface RuleLoadResult {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string | undefined;
+  readonly generation: number | undefined;
+  readonly ready: boolean;
+  /** `Loaded`, `Invalid` or `CompileFailed`. */
+  readonly reason: string;
+  readonly message: string;
+  /** The status the object carries now (so unchanged statuses are not rewritten). */
+  readonly currentStatus: JsonObject | undefined;
+}
+
+export interface ModRuleSyncOptions {
+  readonly store: RuleStore;
+  readonly clusterNamespace: string;
+  readonly logger: Logger;
+  /** Called after every add/update with the load outcome, and with `undefined` result on delete. */
+  readonly onResult?: (key: string, result: RuleLoadResult | undefined) => void;
+}
+
+function metaOf(obj: KubeObject): {
+  name: string;
+  namespace: string;
+  uid?: string;
+  generation?: number;
+} {
+  const meta = (obj.metadata ?? {}) as {
+    name?: unknown;
+    namespace?: unknown;
+    uid?: unknown;
+    generation?: unknown;
+  };
+  return {
+    name: typeof meta.name === 'string' ? meta.name : '',
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
+    ...(typeof meta.uid === 'string' ? { uid: meta.uid } : {}),
+    ...(typeof meta.generation === 'number' ? { generation: meta.generation } : {}),
+  };
+}
+
+/**
+ * Validates and compiles one ModRule object into the store. An invalid rule is removed from the
+ * store (so a broken update does not leave the previous version running) and reported.
+ */
+export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleLoadResult {
+  const meta = metaOf(obj);
+  const status = obj.status;
+  const base = {
+    namespace: meta.namespace,
+    name: meta.name,
+    uid: meta.uid,
+    generation: meta.generation,
+    currentStatus:
+      typeof status === 'object' && status !== null && !Array.isArray(status) ? status : undefined,
+  };
+  const validated = validateModRule(obj);
+  if (!validated.ok) {
+    options.store.delete(meta.namespace, meta.name);
+    return {
+      ...base,
+      ready: false,
+      reason: 'Invalid',
+      message: formatFieldErrors(validated.errors),
+    };
+  }
+  try {
+    const compiled = compileRule(validated.modRule, {
+      clusterNamespace: options.clusterNamespace,
+      defaultNamespace: meta.namespace,
+    });
+    options.store.put(compiled);
+    return { ...base, ready: true, reason: 'Loaded', message: 'The ModRule is loaded and active.' };
+  } catch (err) {
+    if (!(err instanceof RuleCompileError)) throw err;
+    options.store.delete(meta.namespace, meta.name);
+    return {
+      ...base,
+      ready: false,
+      reason: 'CompileFailed',
+      message: formatFieldErrors(err.errors),
+    };
+  }
+}
+
+/** Feeds a ModRule informer into the rule store. */
+export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOptions): void {
+  const upsert = (obj: KubeObject): void => {
+    const result = loadModRule(obj, options);
+    const key = `${result.namespace}/${result.name}`;
+    if (!result.ready) {
+      options.logger.warn(
+        { rule: key, reason: result.reason, error: result.message },
+        'ModRule not loaded',
+      );
+    } else {
+      options.logger.debug({ rule: key }, 'ModRule loaded');
+    }
+    options.onResult?.(key, result);
+  };
+  informer.on('add', upsert);
+  informer.on('update', (obj, old) => {
+    // Status-only updates (our own writes) do not change the rule.
+    const gen = metaOf(obj).generation;
+    if (
+      gen !== undefined &&
+      gen === metaOf(old).generation &&
+      JSON.stringify(obj.spec) === JSON.stringify(old.spec)
+    ) {
+      const result = loadResultForStatusOnly(obj, options);
+      if (result !== undefined) options.onResult?.(`${result.namespace}/${result.name}`, result);
+      return;
+    }
+    upsert(obj);
+  });
+  informer.on('delete', (obj) => {
+    const meta = metaOf(obj);
+    options.store.delete(meta.namespace, meta.name);
+    options.logger.debug({ rule: `${meta.namespace}/${meta.name}` }, 'ModRule removed');
+    options.onResult?.(`${meta.namespace}/${meta.name}`, undefined);
+  });
+}
+
+/** After a status-only change, report the stored outcome with the new current status. */
+function loadResultForStatusOnly(
+  obj: KubeObject,
+  options: ModRuleSyncOptions,
+): RuleLoadResult | undefined {
+  const meta = metaOf(obj);
+  if (options.store.get(meta.namespace, meta.name) === undefined) return loadModRule(obj, options);
+  const status = obj.status;
+  return {
+    namespace: meta.namespace,
+    name: meta.name,
+    uid: meta.uid,
+    generation: meta.generation,
+    ready: true,
+    reason: 'Loaded',
+    message: 'The ModRule is loaded and active.',
+    currentStatus:
+      typeof status === 'object' && status !== null && !Array.isArray(status) ? status : undefined,
+  };
+}

@@ -1,0 +1,60 @@
+import { isIP } from 'node:net';
+import type { LogLevel } from '../observability/logger.js';
+
+/** Everything `kubemod-ts operator` is configured with, read once from flags and environment. */
+export interface OperatorConfig {
+  /** Path of a kubeconfig file; undefined means in-cluster configuration. */
+  readonly kubeconfig: string | undefined;
+  /** The operator's own namespace (Secret, Lease, Service). */
+  readonly namespace: string;
+  /** Namespace of cluster-wide ModRules. */
+  readonly clusterNamespace: string;
+  readonly host: string;
+  readonly webhookPort: number;
+  /** Plain-HTTP port for /healthz, /readyz and /metrics (0 picks a free port; -1 disables). */
+  readonly healthPort: number;
+  readonly logLevel: LogLevel;
+  readonly secretName: string;
+  readonly serviceName: string;
+  readonly mutatingWebhookName: string;
+  readonly validatingWebhookName: string;
+  readonly leaseName: string;
+  /** Replica identity in the leader Lease. */
+  readonly identity: string;
+  /** When set, webhook configurations get `url: <base><path>` instead of the service reference. */
+  readonly webhookUrlBase: string | undefined;
+  readonly certValidityMs: number;
+  /** Fraction of the certificate lifetime after which it is rotated. */
+  readonly certRotateAt: number;
+  readonly reconcileIntervalMs: number;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly eventIntervalMs: number;
+  readonly shutdownGraceMs: number;
+  readonly bodyLimitBytes: number;
+  readonly deadlineMs: number;
+}
+
+/** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */
+export function certificateIpAddresses(config: OperatorConfig): string[] {
+  const ips = new Set<string>();
+  if (isIP(config.host) !== 0 && config.host !== '0.0.0.0' && config.host !== '::')
+    ips.add(config.host);
+  if (config.webhookUrlBase !== undefined) {
+    const host = new URL(config.webhookUrlBase).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0) ips.add(host);
+  }
+  return [...ips];
+}
+
+/** Extra certificate DNS SANs: localhost when serving on loopback. */
+export function certificateExtraDnsNames(config: OperatorConfig): string[] {
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.host);
+  const urlHost =
+    config.webhookUrlBase === undefined ? undefined : new URL(config.webhookUrlBase).hostname;
+  const names = new Set<string>();
+  if (loopback) names.add('localhost');
+  if (urlHost !== undefined && isIP(urlHost.replace(/^\[|\]$/g, '')) === 0) names.add(urlHost);
+  return [...names];
+}

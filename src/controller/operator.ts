@@ -1,0 +1,302 @@
+import { MODRULE_GROUP, MODRULE_PLURAL, MODRULE_VERSION } from '../api/index.js';
+import {
+  certificateExtraDnsNames,
+  certificateIpAddresses,
+  type OperatorConfig,
+} from './operator-settings.js';
+import { RuleStore } from '../engine/store.js';
+import { describeError } from '../errors/catalog.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import {
+  CertManager,
+  parseCertificateSecret,
+  serviceDnsNames,
+  type ServingCertificate,
+} from '../tls/cert-manager.js';
+import { WebhookCaInjector } from '../tls/webhook-ca-injector.js';
+import { startWebhookServer, type StartedWebhookServer } from '../webhook/server.js';
+import { startHealthServer, type HealthServer } from './health-server.js';
+import {
+  collectionListWatch,
+  createInformer,
+  withoutManagedFields,
+  type Informer,
+  type KubeObject,
+} from './informer.js';
+import type { KubeClient } from './kube-client.js';
+import { LeaderElector } from './leader-election.js';
+import { bindModRuleInformer } from './modrule-sync.js';
+import { createNodeRefBinder, informerRefs } from './node-refs.js';
+import { RuleEventRecorder } from './rule-events.js';
+import { StatusWriter } from './status-writer.js';
+
+export interface OperatorRuntime {
+  readonly client: KubeClient;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Wall clock, ms since epoch. */
+  readonly now: () => number;
+  readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface RunningOperator {
+  readonly webhookUrl: string;
+  readonly healthUrl: string | undefined;
+  readonly store: RuleStore;
+  ready(): boolean;
+  isLeader(): boolean;
+  /** Resolves once every informer has delivered its first full list. */
+  waitForReady(): Promise<void>;
+  /** ModRule status writes queued or in flight (the leader's backlog). */
+  pendingStatusWrites(): number;
+  /** Graceful: readiness off, leader Lease released, in-flight admissions finish, informers stop. */
+  stop(): Promise<void>;
+}
+
+/** Starts every part of the operator; resolves once the webhook server listens. */
+export async function startOperator(
+  config: OperatorConfig,
+  rt: OperatorRuntime,
+): Promise<RunningOperator> {
+  const { client, logger, metrics } = rt;
+  const store = new RuleStore({ clusterNamespace: config.clusterNamespace });
+  const lifetime = new AbortController();
+  let stopping = false;
+
+  const informer = (path: string, query: Record<string, string> = {}): Informer => {
+    const inf = createInformer(collectionListWatch(client, path, query), {
+      delay: rt.delay,
+      transform: withoutManagedFields,
+    });
+    inf.on('error', (err, retryInMs) => {
+      logger.warn({ resource: path, err: describeError(err), retryInMs }, 'watch failed; retrying');
+    });
+    return inf;
+  };
+  const byName = (name: string): Record<string, string> => ({
+    fieldSelector: `metadata.name=${name}`,
+  });
+  const modRules = informer(`/apis/${MODRULE_GROUP}/${MODRULE_VERSION}/${MODRULE_PLURAL}`);
+  const namespaces = informer('/api/v1/namespaces');
+  const nodes = informer('/api/v1/nodes');
+  const secrets = informer(
+    `/api/v1/namespaces/${config.namespace}/secrets`,
+    byName(config.secretName),
+  );
+  const webhookConfigs = [
+    informer(
+      '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+      byName(config.mutatingWebhookName),
+    ),
+    informer(
+      '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+      byName(config.validatingWebhookName),
+    ),
+  ];
+  const ruleInformers = [modRules, namespaces, nodes];
+
+  let leaderWork: () => void = () => undefined;
+  const elector = new LeaderElector({
+    client,
+    logger,
+    namespace: config.namespace,
+    name: config.leaseName,
+    identity: config.identity,
+    now: rt.now,
+    delay: rt.delay,
+    leaseDurationMs: config.leaseDurationMs,
+    renewDeadlineMs: config.renewDeadlineMs,
+    retryPeriodMs: config.retryPeriodMs,
+    onStartedLeading: () => {
+      statusWriter.resync();
+      leaderWork();
+    },
+  });
+  const statusWriter = new StatusWriter({
+    client,
+    logger,
+    now: rt.now,
+    isLeader: () => elector.isLeader,
+    concurrency: 16,
+  });
+  bindModRuleInformer(modRules, {
+    store,
+    clusterNamespace: config.clusterNamespace,
+    logger,
+    onResult: (key, result) => {
+      statusWriter.record(key, result);
+    },
+  });
+  const events = new RuleEventRecorder({
+    client,
+    logger,
+    now: rt.now,
+    intervalMs: config.eventIntervalMs,
+    uidOf: (ns, name) => {
+      const uid = (modRules.get(`${ns}/${name}`)?.metadata as { uid?: unknown } | undefined)?.uid;
+      return typeof uid === 'string' ? uid : undefined;
+    },
+  });
+
+  const certs = new CertManager({
+    client,
+    logger,
+    namespace: config.namespace,
+    secretName: config.secretName,
+    dnsNames: [
+      ...serviceDnsNames(config.serviceName, config.namespace),
+      ...certificateExtraDnsNames(config),
+    ],
+    ipAddresses: certificateIpAddresses(config),
+    now: rt.now,
+    validityMs: config.certValidityMs,
+    rotateAt: config.certRotateAt,
+  });
+  let current: ServingCertificate = await retrying(
+    () => certs.ensure(),
+    rt,
+    lifetime.signal,
+    logger,
+    'read or create the webhook certificate',
+  );
+
+  const ready = (): boolean => !stopping && ruleInformers.every((inf) => inf.synced);
+  const health: HealthServer | undefined =
+    config.healthPort < 0
+      ? undefined
+      : await startHealthServer({ host: config.host, port: config.healthPort, ready, metrics });
+  const serving: { server?: StartedWebhookServer } = {};
+  const startServer = (): Promise<StartedWebhookServer> =>
+    startWebhookServer(
+      {
+        store: () => store,
+        refs: informerRefs(namespaces, nodes),
+        nodeRefs: createNodeRefBinder(client, logger),
+        logger,
+        metrics,
+        ready,
+        onRuleFailure: (failure, context) => {
+          events.record(failure, context);
+        },
+        limits: {
+          bodyLimitBytes: config.bodyLimitBytes,
+          deadlineMs: config.deadlineMs,
+          template: {},
+        },
+        clusterNamespace: config.clusterNamespace,
+      },
+      {
+        host: config.host,
+        port: config.webhookPort,
+        tls: { cert: current.certPem, key: current.keyPem },
+        shutdownGraceMs: config.shutdownGraceMs,
+      },
+    );
+
+  // Every replica follows the Secret and serves whatever certificate it holds.
+  const followSecret = (obj: KubeObject): void => {
+    const cert = parseCertificateSecret(obj);
+    if (cert === undefined || cert.certPem === current.certPem) return;
+    current = cert;
+    serving.server?.reloadCertificate({ cert: cert.certPem, key: cert.keyPem });
+  };
+  secrets.on('add', followSecret);
+  secrets.on('update', followSecret);
+  secrets.on('delete', () => {
+    leaderWork();
+  });
+
+  // Leader work runs one at a time: rotation (which publishes the new bundle first), then the CA injection.
+  const injector = new WebhookCaInjector({
+    client,
+    logger,
+    urlBase: config.webhookUrlBase,
+    configs: [
+      { resource: 'mutatingwebhookconfigurations', name: config.mutatingWebhookName },
+      { resource: 'validatingwebhookconfigurations', name: config.validatingWebhookName },
+    ],
+  });
+  let chain: Promise<void> = Promise.resolve();
+  let queued = false;
+  leaderWork = (): void => {
+    if (queued || stopping) return;
+    queued = true;
+    chain = chain.then(async () => {
+      queued = false;
+      if (!elector.isLeader || stopping) return;
+      try {
+        const rotated = await certs.rotateIfNeeded(async (bundle) => {
+          await injector.reconcile(bundle);
+        }, current);
+        if (rotated !== undefined) {
+          current = rotated;
+          serving.server?.reloadCertificate({ cert: rotated.certPem, key: rotated.keyPem });
+        }
+        await injector.reconcile(current.caBundlePem);
+      } catch (err) {
+        logger.warn({ err: describeError(err) }, 'webhook certificate reconciliation failed');
+      }
+    });
+  };
+  for (const inf of webhookConfigs) {
+    inf.on('add', leaderWork);
+    inf.on('update', leaderWork);
+  }
+  const periodic = setInterval(leaderWork, config.reconcileIntervalMs);
+
+  for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.start();
+  elector.start();
+  const readyPromise = Promise.all(ruleInformers.map((inf) => inf.waitForSync())).then(() => {
+    logger.info({ rules: store.size }, 'initial sync complete; ready');
+  });
+  // The webhook listens only once the store is fully loaded: it never answers from a partial store.
+  await readyPromise;
+  const listening = await startServer();
+  serving.server = listening;
+
+  let stopped: Promise<void> | undefined;
+  return {
+    webhookUrl: listening.url,
+    healthUrl: health?.url,
+    store,
+    ready,
+    isLeader: () => elector.isLeader,
+    waitForReady: () => readyPromise,
+    pendingStatusWrites: () => statusWriter.pending,
+    stop(): Promise<void> {
+      stopped ??= (async (): Promise<void> => {
+        stopping = true;
+        clearInterval(periodic);
+        lifetime.abort();
+        const closing = listening.close();
+        await elector.stop();
+        await closing;
+        for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+        await chain;
+        await health?.close();
+        logger.info('operator stopped');
+      })();
+      return stopped;
+    },
+  };
+}
+
+async function retrying<T>(
+  work: () => Promise<T>,
+  rt: OperatorRuntime,
+  signal: AbortSignal,
+  logger: Logger,
+  what: string,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (signal.aborted || attempt >= 30) throw err;
+      const wait = Math.min(5_000, 250 * 2 ** (attempt - 1));
+      logger.warn({ err: describeError(err), retryInMs: wait }, `could not ${what}; retrying`);
+      await rt.delay(wait, signal);
+    }
+  }
+}

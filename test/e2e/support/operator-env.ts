@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
+import { runOperator } from '../../../src/cli/operator-command.js';
+import type { RunningOperator } from '../../../src/controller/operator.js';
+import { freeLoopbackPorts } from '../../cluster/control-plane.js';
+
+export const SYSTEM_NAMESPACE = 'kubemod-system';
+export const MUTATING = 'kubemod-mutating-webhook-configuration';
+export const VALIDATING = 'kubemod-validating-webhook-configuration';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+
+export type Kubectl = (args: readonly string[], options?: { input?: string }) => Promise<string>;
+
+interface Doc {
+  kind?: string;
+  metadata?: { name?: string; deletionTimestamp?: string };
+  spec?: { finalizers?: string[] };
+  webhooks?: { clientConfig?: { service?: { path?: string }; url?: string; caBundle?: string } }[];
+}
+
+function loadDocs(relativePath: string): Doc[] {
+  return (loadAll(readFileSync(`${repoRoot}/${relativePath}`, 'utf8')) as (Doc | null)[]).filter(
+    (d): d is Doc => d !== null,
+  );
+}
+
+/** Creates the namespace, or un-sticks one a previous run left Terminating (no namespace controller here). */
+export async function ensureNamespace(kubectl: Kubectl, name: string): Promise<void> {
+  const out = await kubectl(['get', 'namespace', '--ignore-not-found', '-o', 'json', name]);
+  if (out.trim() !== '') {
+    const ns = JSON.parse(out) as Doc;
+    if (ns.metadata?.deletionTimestamp === undefined) return;
+    const finalized = { ...ns, spec: { ...ns.spec, finalizers: [] } };
+    await kubectl(['replace', '--raw', `/api/v1/namespaces/${name}/finalize`, '-f', '-'], {
+      input: JSON.stringify(finalized),
+    });
+  }
+  await kubectl(['create', 'namespace', name]);
+}
+
+/** Installs the ModRule CRD from config/crd and waits until it is established. */
+export async function installCrd(kubectl: Kubectl): Promise<void> {
+  await kubectl(['apply', '-f', `${repoRoot}/config/crd/modrules.api.kubemod.io.yaml`]);
+  await kubectl([
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/modrules.api.kubemod.io',
+  ]);
+}
+
+/**
+ * The webhook configurations of config/webhook, with each service reference replaced by
+ * `url: <urlBase><path>` and no caBundle: the operator under test must inject it.
+ */
+export function urlWebhookConfigurations(urlBase: string): Doc[] {
+  return [
+    'config/webhook/mutating-webhook-configuration.yaml',
+    'config/webhook/validating-webhook-configuration.yaml',
+  ]
+    .flatMap(loadDocs)
+    .map((doc) => ({
+      ...doc,
+      webhooks: (doc.webhooks ?? []).map((hook) => {
+        const path = hook.clientConfig?.service?.path ?? '/';
+        return { ...hook, clientConfig: { url: `${urlBase}${path}` } };
+      }),
+    }));
+}
+
+export async function applyWebhookConfigurations(kubectl: Kubectl, urlBase: string): Promise<void> {
+  const list = { apiVersion: 'v1', kind: 'List', items: urlWebhookConfigurations(urlBase) };
+  await kubectl(['apply', '-f', '-'], { input: JSON.stringify(list) });
+}
+
+export async function deleteWebhookConfigurations(kubectl: Kubectl): Promise<void> {
+  await kubectl(['delete', 'mutatingwebhookconfiguration', MUTATING, '--ignore-not-found']);
+  await kubectl(['delete', 'validatingwebhookconfiguration', VALIDATING, '--ignore-not-found']);
+}
+
+/** True when every webhook of both configurations carries a caBundle. */
+export async function caBundlesInjected(kubectl: Kubectl): Promise<boolean> {
+  for (const kind of ['mutatingwebhookconfiguration', 'validatingwebhookconfiguration']) {
+    const name = kind.startsWith('mutating') ? MUTATING : VALIDATING;
+    const doc = JSON.parse(await kubectl(['get', kind, name, '-o', 'json'])) as Doc;
+    if ((doc.webhooks ?? []).some((h) => (h.clientConfig?.caBundle ?? '') === '')) return false;
+  }
+  return true;
+}
+
+export interface TestOperator {
+  readonly operator: RunningOperator;
+  readonly urlBase: string;
+  readonly logs: string[];
+  /** SIGTERM equivalent; resolves the exit code. */
+  stop(): Promise<number>;
+}
+
+/** Runs `kubemod-ts operator` in-process against a kubeconfig, URL-based on a free loopback port. */
+export async function startTestOperator(
+  kubeconfigPath: string,
+  extraArgs: readonly string[] = [],
+): Promise<TestOperator> {
+  const [port] = await freeLoopbackPorts(1);
+  if (port === undefined) throw new Error('no free port');
+  const urlBase = `https://127.0.0.1:${String(port)}`;
+  const abort = new AbortController();
+  const logs: string[] = [];
+  let started: (op: RunningOperator) => void = () => undefined;
+  const startedPromise = new Promise<RunningOperator>((resolve) => {
+    started = resolve;
+  });
+  const exit = runOperator(
+    [
+      '--kubeconfig',
+      kubeconfigPath,
+      '--webhook-host',
+      '127.0.0.1',
+      '--webhook-port',
+      String(port),
+      '--health-port',
+      '0',
+      '--webhook-url-base',
+      urlBase,
+      '--reconcile-interval-ms',
+      '2000',
+      '--lease-duration-ms',
+      '4000',
+      '--log-level',
+      process.env.KUBEMOD_E2E_LOG_LEVEL ?? 'warn',
+      ...extraArgs,
+    ],
+    {
+      stdout: (text) => {
+        logs.push(text);
+        if (process.env.KUBEMOD_E2E_LOG_LEVEL !== undefined) process.stdout.write(text);
+      },
+      stderr: (text) => {
+        logs.push(text);
+        process.stderr.write(text);
+      },
+      env: {},
+      signal: abort.signal,
+      onStarted: started,
+    },
+  );
+  const operator = await Promise.race([
+    startedPromise,
+    exit.then((code) => {
+      throw new Error(`operator exited with ${String(code)}: ${logs.join('')}`);
+    }),
+  ]);
+  return {
+    operator,
+    urlBase,
+    logs,
+    stop: () => {
+      abort.abort();
+      return exit;
+    },
+  };
+}
