@@ -11,9 +11,7 @@ const reportName =
 export default defineConfig({
   test: {
     reporters: ci ? ['default', 'json'] : ['default'],
-    outputFile: ci
-      ? { json: `test-results/${process.env.VITEST_REPORT_NAME ?? 'report'}.json` }
-      : {},
+    outputFile: ci ? { json: `test-results/${reportName}.json` } : {},
     projects: [
       {
         test: {
