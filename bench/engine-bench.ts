@@ -1,108 +1,141 @@
 /**
- * `npm run bench`: in-process engine benchmarks on committed inputs. Prints a Markdown table
- * (the one kept in BENCHMARKS.md) with the machine and Node version.
+ * `npm run bench`: in-process engine benchmarks on the committed inputs of bench/fixtures
+ * (objects/ and rules/, written by bench/generate-fixtures.ts). Prints Markdown tables with the
+ * machine and Node version: evaluation per object size × rule-set size (per-call median/p99),
+ * load time and memory of 10,000 rules (in a fresh process), micro-benchmarks, and the targets.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { compileMatch, type MatchItemSpec } from '../src/engine/match/index.js';
-import { compileSelect } from '../src/engine/expr/index.js';
-import { environment, formatTable, measure, type Stats } from './lib/measure.js';
-import { matchingRules, storeOf, unrelatedRules } from './lib/rule-sets.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { evaluate } from '../src/engine/evaluate.js';
-import type { JsonObject } from '../src/engine/json.js';
+import type { RuleStore } from '../src/engine/store.js';
+import { loadObject, loadRuleSet, type ObjectName } from './lib/fixtures.js';
+import type { LoadProbe } from './lib/engine-load-probe.js';
+import { environment, formatTable, measurePerCall, type Stats } from './lib/measure.js';
+import { microRows } from './lib/micro-bench.js';
+import { below, formatTargets } from './lib/targets.js';
 
-const deployment: unknown = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures', 'deployment-10kb.json'), 'utf8'),
-);
-
-/** A typical five-criteria match section: kind, label, image regex, negated boolean, negated filter. */
-const typical: MatchItemSpec[] = [
-  { select: '$.kind', matchValue: 'Deployment' },
-  { select: '$.metadata.labels.app', matchValue: 'web' },
-  { select: '$.spec.template.spec.containers[*].image', matchRegex: 'nginx:1\\.2\\d\\..*' },
-  { select: '$.spec.template.spec.securityContext.runAsNonRoot == true', negate: true },
-  { select: '$.spec.template.spec.containers[? @.name == "jaeger-agent"]', negate: true },
-];
-const heavier: MatchItemSpec[] = [
-  { select: '$.kind', matchValues: ['Deployment', 'StatefulSet'] },
-  { select: '$.metadata.labels["app.kubernetes.io/part-of"]', matchRegex: '^shop$' },
-  {
-    select: '$.spec.template.spec.containers[*].env[? @.name =~ "^ENV_VAR_1[0-9]$"].value',
-    matchFor: 'All',
-    matchRegex: '^value-',
-  },
-  {
-    select:
-      'length($.spec.template.spec.containers) > 1 && isDefined($.spec.template.metadata.labels.team)',
-  },
-  {
-    select: '$.spec.template.spec.containers[? isEmpty(@.securityContext)].name',
-    matchValue: 'web',
-  },
-];
-
-const matching = compileMatch(typical);
-const nonMatching = compileMatch([
-  { select: '$.kind', matchValue: 'Service' },
-  ...typical.slice(1),
-]);
-const heavy = compileMatch(heavier);
-if (
-  !matching.matches(deployment) ||
-  nonMatching.matches(deployment) ||
-  !heavy.matches(deployment)
-) {
-  throw new Error('benchmark rules do not behave as expected on the fixture');
+interface Scenario {
+  readonly object: ObjectName;
+  readonly rules: number;
 }
 
-const rows: Stats[] = [
-  measure('match: 5 typical criteria, all match (10 KB Deployment)', () =>
-    matching.matches(deployment),
-  ),
-  measure('match: 5 typical criteria, first fails (10 KB Deployment)', () =>
-    nonMatching.matches(deployment),
-  ),
-  measure('match: 5 heavier criteria (filters, regex, functions)', () => heavy.matches(deployment)),
-  measure('compile: 5 typical criteria', () => compileMatch(typical), { samples: 500 }),
-  measure(
-    'select: recursive descent $..image',
-    () => compileSelect('$..image').evaluate(deployment),
-    { samples: 500 },
-  ),
+/** Grouped by rule-set size: only one rule set is in the heap at a time (GC pauses scale with it). */
+const SCENARIOS: Scenario[] = [
+  { object: 'deployment-10kb', rules: 10 },
+  { object: 'deployment-10kb', rules: 100 },
+  { object: 'deployment-10kb', rules: 1000 },
+  { object: 'pod-2kb', rules: 1000 },
+  { object: 'service-2kb', rules: 1000 },
+  { object: 'deployment-100kb', rules: 1000 },
+  { object: 'deployment-10kb', rules: 10_000 },
+  { object: 'deployment-100kb', rules: 10_000 },
 ];
 
-const object = deployment as JsonObject;
-const request = { operation: 'CREATE' as const, namespace: 'team-a', object };
-const tiered = storeOf(matchingRules('team-a'));
-const with1k = storeOf(matchingRules('team-a'), unrelatedRules('team-a', 1_000));
-const with10k = storeOf(matchingRules('team-a'), unrelatedRules('team-a', 10_000));
-const check = evaluate(with10k, request);
-if (check.applied.length !== 10 || check.failures.length > 0) {
-  throw new Error(
-    `expected 10 applied rules, got ${String(check.applied.length)}: ${JSON.stringify(check.failures)}`,
+function probe(rules: number): Promise<LoadProbe> {
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', 'bench/lib/engine-load-probe.ts', String(rules)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
   );
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (line) => {
+      resolve(JSON.parse(line) as LoadProbe);
+    });
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`load probe exited with ${String(code)}`));
+    });
+  });
 }
-rows.push(
-  measure('evaluate: 10 matching Patch rules over 3 tiers', () => evaluate(tiered, request), {
-    samples: 1000,
-    batch: 5,
-  }),
-  measure(
-    'evaluate: same + 1,000 unrelated rules in the namespace',
-    () => evaluate(with1k, request),
-    { samples: 1000, batch: 5 },
-  ),
-  measure(
-    'evaluate: same + 10,000 unrelated rules in the namespace',
-    () => evaluate(with10k, request),
-    { samples: 1000, batch: 5 },
-  ),
-  measure(
-    'evaluate: 10,000 unrelated rules, nothing matches',
-    () => evaluate(with10k, { ...request, object: { ...object, kind: 'Lease' } }),
-    { samples: 1000 },
-  ),
-);
 
-console.log(`Engine benchmarks — ${environment()}\n`);
-console.log(formatTable(rows));
+function runScenario(store: RuleStore, scenario: Scenario): { stats: Stats; applied: number } {
+  const request = {
+    operation: 'CREATE' as const,
+    namespace: 'team-a',
+    object: loadObject(scenario.object),
+  };
+  const check = evaluate(store, request);
+  if (check.failures.length + check.rejections.length > 0)
+    throw new Error(
+      `${scenario.object}: ${JSON.stringify(check.failures)} ${check.rejections.join()}`,
+    );
+  const name = `${scenario.object} × ${scenario.rules.toLocaleString('en-US')} rules (${String(check.applied.length)} apply)`;
+  const stats = measurePerCall(name, () => evaluate(store, request), {
+    maxSamples: 30_000,
+    maxMs: 3000,
+  });
+  return { stats, applied: check.applied.length };
+}
+
+async function main(): Promise<void> {
+  const probes = [await probe(10_000), await probe(1000)];
+  const rows: Stats[] = [];
+  const held: { current?: { size: number; store: RuleStore } | undefined } = {};
+  for (const scenario of SCENARIOS) {
+    if (held.current?.size !== scenario.rules) {
+      held.current = undefined; // release the previous rule set before loading the next
+      (globalThis as { gc?: () => void }).gc?.();
+      const { store, errors } = loadRuleSet(scenario.rules);
+      if (errors.length > 0) throw new Error(errors.join('\n'));
+      held.current = { size: scenario.rules, store };
+    }
+    rows.push(runScenario(held.current.store, scenario).stats);
+  }
+  const micro = microRows(loadObject('deployment-10kb'));
+
+  const p99Of = (prefix: string): number =>
+    rows.find((r) => r.name.startsWith(prefix))?.p99Us ?? Number.NaN;
+  const [big] = probes;
+  const out = [
+    `Engine benchmarks — ${environment()}`,
+    '',
+    'Evaluation (full `evaluate`: candidates, match, render, patch), per call, CREATE in team-a:',
+    '',
+    formatTable(rows),
+    '',
+    'Rule loading from YAML in a fresh process (cold), `--expose-gc`:',
+    '',
+    '| rules | parse ms | validate + compile ms | store.put ms | total ms | heap per rule | heap used MB | RSS before → after MB |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...probes.map(
+      (p) =>
+        `| ${p.rules.toLocaleString('en-US')} | ${p.parseMs.toFixed(0)} | ${p.compileMs.toFixed(0)} | ${p.putMs.toFixed(1)} | ${p.totalMs.toFixed(0)} | ${(p.heapPerRuleBytes / 1024).toFixed(1)} KiB | ${p.heapUsedMb.toFixed(0)} | ${p.rssBeforeMb.toFixed(0)} → ${p.rssAfterMb.toFixed(0)} |`,
+    ),
+    '',
+    'Micro-benchmarks (10 KB Deployment; median/p99 of batch averages):',
+    '',
+    formatTable(micro),
+    '',
+    'Targets:',
+    '',
+    formatTargets([
+      below(
+        '10 KB Deployment, 100 rules (10 match): p99',
+        p99Of('deployment-10kb × 100 '),
+        200,
+        'µs',
+      ),
+      below(
+        '10 KB Deployment, 10,000 rules (10 match): p99',
+        p99Of('deployment-10kb × 10,000'),
+        400,
+        'µs',
+      ),
+      below(
+        'load 10,000 rules (parse + validate + compile + put)',
+        (big?.totalMs ?? NaN) / 1000,
+        3,
+        's',
+      ),
+      below(
+        'RSS with 10,000 rules loaded (engine process, incl. tsx)',
+        big?.rssAfterMb ?? NaN,
+        150,
+        'MB',
+      ),
+    ]),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+await main();

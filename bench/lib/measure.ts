@@ -60,3 +60,38 @@ export function formatTable(rows: readonly Stats[]): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * Times every call on its own with `process.hrtime.bigint()` (so p99 is a real per-call p99,
+ * garbage-collection pauses included) after a warm-up, until `maxSamples` calls or `maxMs`.
+ */
+export function measurePerCall(
+  name: string,
+  fn: () => unknown,
+  options: { maxSamples?: number; maxMs?: number; warmupMs?: number } = {},
+): Stats {
+  const maxSamples = options.maxSamples ?? 20_000;
+  const warmupEnd = performance.now() + (options.warmupMs ?? 500);
+  while (performance.now() < warmupEnd) fn();
+  const perCall = new Float64Array(maxSamples);
+  const deadline = process.hrtime.bigint() + BigInt(Math.round((options.maxMs ?? 3000) * 1e6));
+  const started = process.hrtime.bigint();
+  let n = 0;
+  let t0 = started;
+  while (n < maxSamples) {
+    fn();
+    const t1 = process.hrtime.bigint();
+    perCall[n++] = Number(t1 - t0) / 1000;
+    t0 = t1;
+    if (t1 > deadline) break;
+  }
+  const totalSec = Number(t0 - started) / 1e9;
+  const sorted = Array.from(perCall.subarray(0, n)).sort((a, b) => a - b);
+  return {
+    name,
+    iterations: n,
+    medianUs: percentile(sorted, 0.5),
+    p99Us: percentile(sorted, 0.99),
+    opsPerSec: n / totalSec,
+  };
+}

@@ -1,6 +1,7 @@
 import { formatFieldErrors, validateModRule } from '../api/index.js';
 import type { JsonObject } from '../engine/json.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
+import type { Compilers } from '../engine/compilers.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Informer, KubeObject } from './informer.js';
@@ -23,6 +24,8 @@ export interface ModRuleSyncOptions {
   readonly store: RuleStore;
   readonly clusterNamespace: string;
   readonly logger: Logger;
+  /** Shared compilers: identical selects, regexes and templates across rules compile once. */
+  readonly compilers?: Compilers | undefined;
   /** Called after every add/update with the load outcome, and with `undefined` result on delete. */
   readonly onResult?: (key: string, result: RuleLoadResult | undefined) => void;
 }
@@ -62,7 +65,8 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
     currentStatus:
       typeof status === 'object' && status !== null && !Array.isArray(status) ? status : undefined,
   };
-  const validated = validateModRule(obj);
+  // compileRule reports the select/regex/template/path errors, so validation is structural here.
+  const validated = validateModRule(obj, { semantic: false });
   if (!validated.ok) {
     options.store.delete(meta.namespace, meta.name);
     return {
@@ -76,6 +80,7 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
     const compiled = compileRule(validated.modRule, {
       clusterNamespace: options.clusterNamespace,
       defaultNamespace: meta.namespace,
+      compilers: options.compilers,
     });
     options.store.put(compiled);
     return { ...base, ready: true, reason: 'Loaded', message: 'The ModRule is loaded and active.' };

@@ -27,6 +27,7 @@ import {
 import type { KubeClient } from './kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { bindModRuleInformer } from './modrule-sync.js';
+import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
@@ -123,6 +124,7 @@ export async function startOperator(
   bindModRuleInformer(modRules, {
     store,
     clusterNamespace: config.clusterNamespace,
+    compilers: cachingCompilers(),
     logger,
     onResult: (key, result) => {
       statusWriter.record(key, result);

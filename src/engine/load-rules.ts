@@ -1,11 +1,14 @@
 import { loadAll } from 'js-yaml';
 import { formatFieldErrors, validateModRule } from '../api/index.js';
 import { compileRule, RuleCompileError, type CompiledRule } from './rule.js';
+import type { Compilers } from './compilers.js';
 
 export interface LoadOptions {
   /** Namespace for rules without `metadata.namespace`. */
   readonly defaultNamespace: string;
   readonly clusterNamespace?: string | undefined;
+  /** Shared compilers (see cachingCompilers) when many rules are loaded into one process. */
+  readonly compilers?: Compilers | undefined;
 }
 
 export interface LoadedRules {
@@ -41,7 +44,8 @@ export function compileModRules(
   const errors: string[] = [];
   flatten(documents).forEach((doc, i) => {
     const where = `${source}: document ${String(i + 1)}`;
-    const result = validateModRule(doc);
+    // compileRule reports the select/regex/template/path errors, so validation is structural here.
+    const result = validateModRule(doc, { semantic: false });
     if (!result.ok) {
       errors.push(
         `${where}${describeDoc(doc, options.defaultNamespace)}: ${formatFieldErrors(result.errors)}`,
@@ -53,6 +57,7 @@ export function compileModRules(
         compileRule(result.modRule, {
           defaultNamespace: options.defaultNamespace,
           clusterNamespace: options.clusterNamespace,
+          compilers: options.compilers,
         }),
       );
     } catch (err) {

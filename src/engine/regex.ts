@@ -19,6 +19,10 @@ export interface GoRegex {
 /** Longest pattern accepted; RE2 itself also bounds the compiled program size. */
 export const MAX_PATTERN_LENGTH = 16_384;
 
+/** Distinct inputs whose test result each regex remembers (names, images and kinds repeat a lot). */
+const TEST_MEMO_SIZE = 128;
+const TEST_MEMO_MAX_INPUT = 256;
+
 export function compileRegex(pattern: string): GoRegex {
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new KubemodError(
@@ -27,10 +31,8 @@ export function compileRegex(pattern: string): GoRegex {
     );
   }
   let re: RE2;
-  let global: RE2;
   try {
     re = new RE2(pattern, 'u');
-    global = new RE2(pattern, 'gu');
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new KubemodError(
@@ -38,13 +40,28 @@ export function compileRegex(pattern: string): GoRegex {
       `invalid regular expression ${JSON.stringify(pattern)}: ${reason}`,
     );
   }
+  let global: RE2 | undefined;
+  // Each RE2 call converts its input to UTF-8 (about 1 µs); a small memo of recent short inputs
+  // answers repeated tests (the same image or label on every request) from memory.
+  let memo: Map<string, boolean> | undefined;
   return {
     source: pattern,
     re,
-    global,
+    get global(): RE2 {
+      global ??= new RE2(pattern, 'gu');
+      return global;
+    },
     test: (input: string): boolean => {
+      const known = memo?.get(input);
+      if (known !== undefined) return known;
       re.lastIndex = 0;
-      return re.test(input);
+      const result = re.test(input);
+      if (input.length <= TEST_MEMO_MAX_INPUT) {
+        memo ??= new Map();
+        if (memo.size >= TEST_MEMO_SIZE) memo.clear();
+        memo.set(input, result);
+      }
+      return result;
     },
   };
 }

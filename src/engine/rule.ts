@@ -6,11 +6,12 @@ import type {
   PatchOp,
 } from '../api/modrule-types.js';
 import { compileMatch, MatchCompileError, type CompiledMatch } from './match/index.js';
-import { compileSelect, type CompiledSelect } from './expr/index.js';
+import type { CompiledSelect } from './expr/index.js';
+import { directCompilers, type Compilers } from './compilers.js';
 import { compilePath, parseYamlValue, type CompiledPath } from './patch/index.js';
 import type { JsonValue } from './json.js';
-import { compileTemplate, type CompiledTemplate } from './template/index.js';
-import { compileRegex, type GoRegex } from './regex.js';
+import type { CompiledTemplate } from './template/index.js';
+import type { GoRegex } from './regex.js';
 import { literalKinds, captureCount } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
 
@@ -70,8 +71,14 @@ export class RuleCompileError extends Error {
  */
 export function compileRule(
   modRule: DefaultedModRule,
-  options: { clusterNamespace?: string; defaultNamespace?: string } = {},
+  options: {
+    clusterNamespace?: string | undefined;
+    defaultNamespace?: string | undefined;
+    /** Shared (interning) compilers; see cachingCompilers. */
+    compilers?: Compilers | undefined;
+  } = {},
 ): CompiledRule {
+  const compilers = options.compilers ?? directCompilers();
   const clusterNamespace = options.clusterNamespace ?? DEFAULT_CLUSTER_NAMESPACE;
   const namespace = modRule.metadata.namespace ?? options.defaultNamespace ?? 'default';
   const { spec } = modRule;
@@ -91,19 +98,19 @@ export function compileRule(
       throw err;
     }
   };
-  const match = attempt(undefined, () => compileMatch(spec.match));
+  const match = attempt(undefined, () => compileMatch(spec.match, 'spec.match', compilers));
   const patch = (spec.patch ?? []).map((op, i) =>
-    compilePatchOperation(op, `spec.patch[${i}]`, attempt),
+    compilePatchOperation(op, `spec.patch[${i}]`, attempt, compilers),
   );
   const rejectMessage =
     spec.rejectMessage === undefined
       ? undefined
-      : attempt('spec.rejectMessage', () => compileTemplate(spec.rejectMessage ?? ''));
+      : attempt('spec.rejectMessage', () => compilers.template(spec.rejectMessage ?? ''));
   const regexSource = spec.targetNamespaceRegex ?? '';
   const namespaces =
     regexSource === ''
       ? undefined
-      : attempt('spec.targetNamespaceRegex', () => compileRegex(regexSource));
+      : attempt('spec.targetNamespaceRegex', () => compilers.regex(regexSource));
   if (errors.length > 0 || match === undefined) throw new RuleCompileError(errors);
   const scope: RuleScope =
     namespace === clusterNamespace
@@ -131,11 +138,12 @@ function compilePatchOperation(
   op: { op: PatchOp; select?: string | undefined; path: string; value?: string | undefined },
   field: string,
   attempt: Attempt,
+  compilers: Compilers,
 ): CompiledPatchOperation | undefined {
   const select =
     op.select === undefined
       ? undefined
-      : attempt(`${field}.select`, () => compileSelect(op.select ?? ''));
+      : attempt(`${field}.select`, () => compilers.select(op.select ?? ''));
   const path = attempt(`${field}.path`, () => {
     const compiled = compilePath(op.path);
     const captured = select === undefined ? 0 : captureCount(select.ast);
@@ -153,7 +161,7 @@ function compilePatchOperation(
   const value =
     op.value === undefined
       ? undefined
-      : attempt(`${field}.value`, () => compileTemplate(op.value ?? ''));
+      : attempt(`${field}.value`, () => compilers.template(op.value ?? ''));
   const parseValue =
     value?.isStatic === true
       ? attempt(`${field}.value`, () => {

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, KubemodError } from '../errors/catalog.js';
 import { loadModRules } from '../engine/load-rules.js';
+import { cachingCompilers } from '../engine/compilers.js';
 import { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -46,6 +47,7 @@ export async function loadRuleDirectory(
     );
   }
   const store = new RuleStore({ clusterNamespace: options.clusterNamespace });
+  const compilers = cachingCompilers();
   const errors: string[] = [];
   for (const file of files) {
     const source = join(dir, file);
@@ -59,6 +61,7 @@ export async function loadRuleDirectory(
     const loaded = loadModRules(text, source, {
       defaultNamespace: DIRECTORY_DEFAULT_NAMESPACE,
       clusterNamespace: options.clusterNamespace,
+      compilers,
     });
     errors.push(...loaded.errors);
     for (const rule of loaded.rules) {

@@ -26,12 +26,18 @@ export interface CompiledMatchItem {
  * Compiles a criteria item once. Errors name the field: `select`, `matchRegex` or `matchFor`
  * (relative to the item; callers prefix the item's own path).
  */
-export function compileMatchItem(spec: MatchItemSpec): CompiledMatchItem {
-  const select = atField('select', () => compileSelect(spec.select));
+export function compileMatchItem(
+  spec: MatchItemSpec,
+  compilers: { select: (source: string) => CompiledSelect; regex: (pattern: string) => GoRegex } = {
+    select: compileSelect,
+    regex: compileRegex,
+  },
+): CompiledMatchItem {
+  const select = atField('select', () => compilers.select(spec.select));
   const regex =
     spec.matchRegex === undefined
       ? undefined
-      : atField('matchRegex', () => compileRegex(spec.matchRegex ?? ''));
+      : atField('matchRegex', () => compilers.regex(spec.matchRegex ?? ''));
   const matchFor: string = spec.matchFor ?? 'Any';
   if (matchFor !== 'Any' && matchFor !== 'All') {
     throw new KubemodError(

@@ -11,12 +11,13 @@ export interface CompiledMatch {
 export function compileMatch(
   items: readonly MatchItemSpec[],
   fieldPrefix = 'spec.match',
+  compilers?: Parameters<typeof compileMatchItem>[1],
 ): CompiledMatch {
   const errors: KubemodError[] = [];
   const compiled: CompiledMatchItem[] = [];
   items.forEach((item, i) => {
     try {
-      compiled.push(compileMatchItem(item));
+      compiled.push(compileMatchItem(item, compilers));
     } catch (err) {
       if (!(err instanceof KubemodError)) throw err;
       errors.push(err.atField(`${fieldPrefix}[${i}]`));

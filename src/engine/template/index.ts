@@ -43,38 +43,28 @@ export function compileTemplate(source: string): CompiledTemplate {
   }
   const env = environment();
   const native = isNativeHandlebars(source, env.functionNames);
+  // Parse now so that every syntax error and unknown function is reported when the rule is
+  // loaded. The handlebars function itself is built on first render: most rules in a large set
+  // never match, and a built template costs ~10 KB of heap.
   const ast = native ? parseNative(source, env) : parseGo(source, env);
-  const options = {
-    ...env.compileOptions,
-    knownHelpers: { ...env.compileOptions.knownHelpers },
-    ignoreStandalone: !native,
-  };
-  try {
-    // precompile runs the whole compiler, so unknown helpers and similar errors surface now.
-    env.hb.precompile(ast, options);
-  } catch (err) {
-    throw asParseError(err);
-  }
-  const template = env.hb.compile(ast, options);
-  const helpers = usedHelpers(ast, env);
-  // Go templates never resolve paths through handlebars (fields go through _field), so only native
-  // templates need the list that silently denies inherited properties.
-  const denied = native ? env.deniedProtoNames : undefined;
+  if (native) precompileOrThrow(ast, env, native);
+  let built: BuiltTemplate | undefined;
   return {
     source,
     isStatic: false,
     render(context: Record<string, unknown>, limits?: Partial<TemplateLimits>): string {
+      built ??= buildTemplate(source, env, native);
       const effective: TemplateLimits = { ...defaultTemplateLimits, ...limits };
       const state = createRenderState(effective);
       let out: string;
       try {
-        out = template(context, {
+        out = built.template(context, {
           data: { km: state },
-          helpers,
+          helpers: built.helpers,
           allowProtoPropertiesByDefault: false,
           allowProtoMethodsByDefault: false,
-          allowedProtoProperties: denied,
-          allowedProtoMethods: denied,
+          allowedProtoProperties: built.denied,
+          allowedProtoMethods: built.denied,
         });
       } catch (err) {
         throw asRenderError(err);
@@ -86,6 +76,41 @@ export function compileTemplate(source: string): CompiledTemplate {
       }
       return out;
     },
+  };
+}
+
+interface BuiltTemplate {
+  readonly template: HandlebarsTemplateDelegate;
+  readonly helpers: Record<string, Helper>;
+  readonly denied: Record<string, boolean> | undefined;
+}
+
+function compileOptions(env: TemplateEnvironment, native: boolean): CompileOptions {
+  return {
+    ...env.compileOptions,
+    knownHelpers: { ...env.compileOptions.knownHelpers },
+    ignoreStandalone: !native,
+  };
+}
+
+/** Runs the whole handlebars compiler once, so unknown helpers and similar errors surface now. */
+function precompileOrThrow(ast: HbsNode, env: TemplateEnvironment, native: boolean): void {
+  try {
+    env.hb.precompile(ast, compileOptions(env, native));
+  } catch (err) {
+    throw asParseError(err);
+  }
+}
+
+function buildTemplate(source: string, env: TemplateEnvironment, native: boolean): BuiltTemplate {
+  const ast = native ? parseNative(source, env) : parseGo(source, env);
+  const template = env.hb.compile(ast, compileOptions(env, native));
+  // Go templates never resolve paths through handlebars (fields go through _field), so only native
+  // templates need the list that silently denies inherited properties.
+  return {
+    template,
+    helpers: usedHelpers(ast, env),
+    denied: native ? env.deniedProtoNames : undefined,
   };
 }
 
