@@ -2,8 +2,9 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
+import { integerFlag, logLevelFlag } from './flag-values.js';
 import { KubemodError } from '../errors/catalog.js';
-import { isLogLevel, LOG_LEVELS } from '../observability/logger.js';
+import { LOG_LEVELS } from '../observability/logger.js';
 import type { OperatorConfig } from '../controller/operator-settings.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
 
@@ -82,13 +83,7 @@ export function parseOperatorArgs(
     throw new KubemodError('INPUT_INVALID', err instanceof Error ? err.message : String(err));
   }
   if (values.help === true) return { kind: 'help' };
-  const logLevel = values['log-level'] ?? env.KUBEMOD_LOG_LEVEL ?? 'info';
-  if (!isLogLevel(logLevel)) {
-    throw new KubemodError(
-      'INPUT_INVALID',
-      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
-    );
-  }
+  const logLevel = logLevelFlag(values['log-level'], env);
   const urlBase = values['webhook-url-base'];
   if (urlBase !== undefined && !/^https:\/\/[^/]+$/.test(urlBase.replace(/\/$/, ''))) {
     throw new KubemodError(
@@ -96,7 +91,7 @@ export function parseOperatorArgs(
       `--webhook-url-base must look like https://host:port, got ${JSON.stringify(urlBase)}`,
     );
   }
-  const leaseDurationMs = integer(
+  const leaseDurationMs = integerFlag(
     values['lease-duration-ms'],
     '--lease-duration-ms',
     15_000,
@@ -111,8 +106,8 @@ export function parseOperatorArgs(
       namespace: values.namespace ?? env.POD_NAMESPACE ?? DEFAULT_CLUSTER_NAMESPACE,
       clusterNamespace: values['cluster-namespace'] ?? DEFAULT_CLUSTER_NAMESPACE,
       host: values['webhook-host'] ?? '0.0.0.0',
-      webhookPort: integer(values['webhook-port'], '--webhook-port', 9443, 0, 65535),
-      healthPort: integer(values['health-port'], '--health-port', 8081, 0, 65535),
+      webhookPort: integerFlag(values['webhook-port'], '--webhook-port', 9443, 0, 65535),
+      healthPort: integerFlag(values['health-port'], '--health-port', 8081, 0, 65535),
       logLevel,
       secretName: values['secret-name'] ?? 'kubemod-webhook-server-cert',
       serviceName: values['service-name'] ?? 'kubemod-webhook-service',
@@ -123,7 +118,7 @@ export function parseOperatorArgs(
       identity: env.POD_NAME ?? `${hostname()}-${randomBytes(4).toString('hex')}`,
       webhookUrlBase: urlBase?.replace(/\/$/, ''),
       certValidityMs:
-        integer(
+        integerFlag(
           values['cert-validity-seconds'],
           '--cert-validity-seconds',
           (365 * DAY_MS) / 1000,
@@ -131,7 +126,7 @@ export function parseOperatorArgs(
           (100 * 365 * DAY_MS) / 1000,
         ) * 1000,
       certRotateAt: 2 / 3,
-      reconcileIntervalMs: integer(
+      reconcileIntervalMs: integerFlag(
         values['reconcile-interval-ms'],
         '--reconcile-interval-ms',
         10_000,
@@ -142,7 +137,7 @@ export function parseOperatorArgs(
       renewDeadlineMs: Math.round((leaseDurationMs * 2) / 3),
       retryPeriodMs: Math.max(200, Math.round(leaseDurationMs / 7)),
       eventIntervalMs: 60_000,
-      shutdownGraceMs: integer(
+      shutdownGraceMs: integerFlag(
         values['shutdown-grace-ms'],
         '--shutdown-grace-ms',
         10_000,
@@ -153,22 +148,4 @@ export function parseOperatorArgs(
       deadlineMs: DEFAULT_WEBHOOK_LIMITS.deadlineMs,
     },
   };
-}
-
-function integer(
-  raw: string | undefined,
-  flag: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new KubemodError(
-      'INPUT_INVALID',
-      `${flag} must be an integer between ${String(min)} and ${String(max)}, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return value;
 }

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
+import { integerFlag, logLevelFlag } from './flag-values.js';
 import { KubemodError } from '../errors/catalog.js';
-import { isLogLevel, LOG_LEVELS, type LogLevel } from '../observability/logger.js';
+import { LOG_LEVELS, type LogLevel } from '../observability/logger.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
 
 /** Everything `kubemod-ts serve` is configured with, read once from flags and environment. */
@@ -80,32 +81,26 @@ export function parseServeArgs(
   const rulesDir = values.rules;
   if (rulesDir === undefined || rulesDir === '')
     throw new KubemodError('INPUT_INVALID', '--rules <dir> is required');
-  const logLevel = values['log-level'] ?? env.KUBEMOD_LOG_LEVEL ?? 'info';
-  if (!isLogLevel(logLevel)) {
-    throw new KubemodError(
-      'INPUT_INVALID',
-      `--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
-    );
-  }
+  const logLevel = logLevelFlag(values['log-level'], env);
   const templateMax = values['template-max-output'];
   return {
     kind: 'config',
     config: {
       rulesDir,
       host: values.host ?? '0.0.0.0',
-      port: integer(values.port, '--port', 8443, 0, 65535),
+      port: integerFlag(values.port, '--port', 8443, 0, 65535),
       certDir: values['cert-dir'],
       refsPath: values.refs,
       clusterNamespace: values['cluster-namespace'] ?? DEFAULT_CLUSTER_NAMESPACE,
       logLevel,
-      bodyLimitBytes: integer(
+      bodyLimitBytes: integerFlag(
         values['body-limit'],
         '--body-limit',
         DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes,
         1,
         2 ** 31,
       ),
-      deadlineMs: integer(
+      deadlineMs: integerFlag(
         values['deadline-ms'],
         '--deadline-ms',
         DEFAULT_WEBHOOK_LIMITS.deadlineMs,
@@ -115,9 +110,9 @@ export function parseServeArgs(
       templateMaxOutputBytes:
         templateMax === undefined
           ? undefined
-          : integer(templateMax, '--template-max-output', 0, 1, 2 ** 31),
-      debounceMs: integer(values['debounce-ms'], '--debounce-ms', 200, 0, 60_000),
-      shutdownGraceMs: integer(
+          : integerFlag(templateMax, '--template-max-output', 0, 1, 2 ** 31),
+      debounceMs: integerFlag(values['debounce-ms'], '--debounce-ms', 200, 0, 60_000),
+      shutdownGraceMs: integerFlag(
         values['shutdown-grace-ms'],
         '--shutdown-grace-ms',
         10_000,
@@ -126,22 +121,4 @@ export function parseServeArgs(
       ),
     },
   };
-}
-
-function integer(
-  raw: string | undefined,
-  flag: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new KubemodError(
-      'INPUT_INVALID',
-      `${flag} must be an integer between ${String(min)} and ${String(max)}, got ${JSON.stringify(raw)}`,
-    );
-  }
-  return value;
 }

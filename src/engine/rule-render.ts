@@ -1,7 +1,7 @@
 import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
 import type { TemplateLimits } from './template/index.js';
 import type { CompiledPatchOperation, CompiledRule } from './rule.js';
-import { goQuote } from './go-quote.js';
+import { goQuote } from './template/go-printf.js';
 import { KubemodError, errorCatalog } from '../errors/catalog.js';
 
 /** A rule that failed while evaluating one request: it was skipped, the others still applied. */
