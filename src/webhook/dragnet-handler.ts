@@ -119,6 +119,14 @@ function answer(
     return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
   }
   if (result.patch.length === 0) return { response: { allowed: true }, result: 'allowed' };
+  if (context.operation === 'DELETE') {
+    // A deletion has no object to patch: only Reject rules can act on DELETE.
+    logger.debug(
+      { uid: context.uid, object: objectRef(context), rules: result.applied.map((a) => a.rule) },
+      'Patch rules matched a DELETE; nothing to patch',
+    );
+    return { response: { allowed: true }, result: 'allowed' };
+  }
   for (const applied of result.applied) metrics.rulePatched(applied.rule);
   logger.info(
     {

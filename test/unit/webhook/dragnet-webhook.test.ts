@@ -215,6 +215,35 @@ describe('POST /dragnet-webhook', () => {
     expect(responseOf(other).response).toEqual({ uid: 'uid-1', allowed: true });
   });
 
+  it('never answers a DELETE with a patch, even when a Patch rule handles DELETE', async () => {
+    harness = await startHarness({
+      store: () =>
+        storeOf(`
+apiVersion: api.kubemod.io/v1beta1
+kind: ModRule
+metadata: { name: patch-on-delete, namespace: shop }
+spec:
+  type: Patch
+  admissionOperations: [DELETE]
+  match: [{ select: '$.kind', matchValue: Deployment }]
+  patch: [{ op: add, path: /metadata/labels/deleted, value: 'yes' }]
+`),
+    });
+    const answer = await harness.post(
+      '/dragnet-webhook',
+      admissionReview({
+        operation: 'DELETE',
+        kind: 'Deployment',
+        group: 'apps',
+        resource: 'deployments',
+        namespace: 'shop',
+        name: 'web',
+        oldObject: deployment(),
+      }),
+    );
+    expect(responseOf(answer).response).toEqual({ uid: 'uid-1', allowed: true });
+  });
+
   it('injects syntheticRefs.node for Pods annotated with ref.kubemod.io/nodename', async () => {
     const rules = `
 apiVersion: api.kubemod.io/v1beta1
