@@ -21,9 +21,15 @@ export interface ModRuleCheckOptions {
  * (selects, regexes, templates, patch paths), so every problem is reported with its field path.
  */
 export function checkModRule(raw: unknown, options: ModRuleCheckOptions): ModRuleCheck {
-  const validation = validateModRule(raw);
-  if (!validation.ok)
-    return { ok: false, key: keyOf(raw, options.defaultNamespace), errors: validation.errors };
+  // Structural validation, then one compilation that reports the select/regex/template/path
+  // errors. Only an invalid structure takes the full validation, so that its errors are listed
+  // together with the compile errors of the parts that could be read.
+  const validation = validateModRule(raw, { semantic: false });
+  if (!validation.ok) {
+    const full = validateModRule(raw);
+    const errors = full.ok ? validation.errors : full.errors;
+    return { ok: false, key: keyOf(raw, options.defaultNamespace), errors };
+  }
   try {
     const rule = compileRule(validation.modRule, options);
     return { ok: true, modRule: validation.modRule, rule };

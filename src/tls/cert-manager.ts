@@ -171,15 +171,7 @@ export class CertManager {
       if (current?.cert !== undefined) return current.cert;
       const fresh = this.generate();
       try {
-        if (current === undefined) {
-          await this.options.client.request({
-            method: 'POST',
-            path: this.path,
-            body: this.secretBody(fresh),
-          });
-        } else {
-          await this.write(current.secret, fresh);
-        }
+        await this.save(current?.secret, fresh);
         this.options.logger.info(
           { secret: this.options.secretName, notAfter: new Date(fresh.notAfter).toISOString() },
           'created the webhook serving certificate',
@@ -210,20 +202,25 @@ export class CertManager {
     // A deleted or emptied Secret is recreated; the CA still being served stays trusted meanwhile.
     const fresh = this.generate(current?.cert ?? serving);
     await publishBundle(fresh.caBundlePem);
-    if (current === undefined) {
-      await this.options.client.request({
-        method: 'POST',
-        path: this.path,
-        body: this.secretBody(fresh),
-      });
-    } else {
-      await this.write(current.secret, fresh);
-    }
+    await this.save(current?.secret, fresh);
     this.options.logger.info(
       { secret: this.options.secretName, notAfter: new Date(fresh.notAfter).toISOString() },
       'rotated the webhook serving certificate',
     );
     return fresh;
+  }
+
+  /** Creates the Secret (a 409 means another replica won) or updates the existing one. */
+  private async save(existing: JsonObject | undefined, cert: ServingCertificate): Promise<void> {
+    if (existing === undefined) {
+      await this.options.client.request({
+        method: 'POST',
+        path: this.path,
+        body: this.secretBody(cert),
+      });
+    } else {
+      await this.write(existing, cert);
+    }
   }
 
   private async write(existing: JsonObject, cert: ServingCertificate): Promise<void> {

@@ -1,5 +1,5 @@
 import { KubemodError } from '../../errors/catalog.js';
-import { compileRegex, type GoRegex } from '../regex.js';
+import { RegexCache, type GoRegex } from '../regex.js';
 import { renderError } from './faults.js';
 import { fixed, type CallContext, type FunctionFamily } from './function-table.js';
 import { toIntArg, toStringArg } from './go-values.js';
@@ -7,6 +7,9 @@ import { checkStringSize } from './render-state.js';
 
 /** Sprig's regex functions, all on RE2 (linear time) via compileRegex; never JS RegExp on user patterns. */
 export function regexFunctions(): FunctionFamily {
+  // Patterns are nearly always literals: compile each once per environment, not on every render.
+  const cache = new RegexCache(256);
+  const regex = (pattern: unknown, fn: string): GoRegex => cachedRegex(cache, pattern, fn);
   const family: Record<string, ReturnType<typeof fixed>> = {
     regexMatch: fixed(2, ([re, s]) => regex(re, 'regexMatch').test(toStringArg(s, 'regexMatch'))),
     regexFind: fixed(
@@ -59,9 +62,9 @@ export function regexFunctions(): FunctionFamily {
   return family;
 }
 
-function regex(pattern: unknown, fn: string): GoRegex {
+function cachedRegex(cache: RegexCache, pattern: unknown, fn: string): GoRegex {
   try {
-    return compileRegex(toStringArg(pattern, fn));
+    return cache.get(toStringArg(pattern, fn));
   } catch (err) {
     if (err instanceof KubemodError && err.kind === 'REGEX_INVALID') throw renderError(err.message);
     throw err;
