@@ -14,8 +14,8 @@ export class CopyOnWrite {
   }
 
   /** Copies every container on the path to (and including) the parent of its last segment. */
-  prepare(pointer: string): void {
-    const segments = parseJsonPointer(pointer);
+  prepare(pointer: string | readonly string[]): void {
+    const segments = typeof pointer === 'string' ? parseJsonPointer(pointer) : pointer;
     let node: JsonValue = this.root;
     for (let i = 0; i < segments.length - 1; i++) {
       const segment = segments[i] ?? '';

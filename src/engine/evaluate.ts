@@ -1,6 +1,6 @@
 import type { AdmissionOperation } from '../api/modrule-types.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
-import { applyOperation, createJsonPatch } from './patch/index.js';
+import { applyOperation, createJsonPatch, parseJsonPointer } from './patch/index.js';
 import type { TemplateLimits } from './template/index.js';
 import { type CompiledRule } from './rule.js';
 import type { RuleStore } from './store.js';
@@ -157,8 +157,9 @@ class WorkingObject {
     let doc: JsonValue = this.view;
     for (const [i, op] of operations.entries()) {
       try {
-        this.cow.prepare(op.path);
-        doc = applyOperation(doc, op);
+        const segments = parseJsonPointer(op.path);
+        this.cow.prepare(segments);
+        doc = applyOperation(doc, op, segments);
       } catch (err) {
         const field = fields[i];
         throw err instanceof KubemodError && field !== undefined ? err.atField(field) : err;

@@ -8,7 +8,10 @@ describe("Go's %v printing", () => {
     [1, '1'],
     [8080, '8080'],
     [100000, '100000'],
+    [999999, '999999'],
+    [-999999, '-999999'],
     [1000000, '1e+06'],
+    [-1000000, '-1e+06'],
     [1234567, '1.234567e+06'],
     [1e20, '1e+20'],
     [1e21, '1e+21'],
@@ -25,6 +28,9 @@ describe("Go's %v printing", () => {
     [['x', 2, null, true], '[x 2 <nil> true]'],
     [{ b: 1, a: ['x', 2, null, true] }, 'map[a:[x 2 <nil> true] b:1]'],
     [{}, 'map[]'],
+    [{ b: 1, B: 2, a: 3 }, 'map[B:2 a:3 b:1]'],
+    // Byte order, not UTF-16 order: U+FFFD (EF BF BD) sorts before U+1F600 (F0 9F 98 80).
+    [{ '\u{1F600}': 1, '\uFFFD': 2 }, 'map[\uFFFD:2 \u{1F600}:1]'],
     [[], '[]'],
   ])('%j prints as %s', (value, expected) => {
     expect(goFormat(value)).toBe(expected);

@@ -28,9 +28,15 @@ function goFormatMap(map: Record<string, unknown>): string {
   return `map[${keys.map((k) => `${k}:${goFormat(map[k])}`).join(' ')}]`;
 }
 
-/** Go sorts map keys by byte order; for the BMP this equals UTF-16 code unit order. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Go sorts map keys by byte order. UTF-8 byte order equals UTF-16 code unit order except where
+ * surrogate pairs (characters beyond the BMP) meet U+E000…U+FFFF, so only then compare the bytes.
+ */
 function compareGoStrings(a: string, b: string): number {
   if (a === b) return 0;
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : 1;
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
@@ -40,6 +46,8 @@ export function goFormatFloat(f: number): string {
   if (f === Infinity) return '+Inf';
   if (f === -Infinity) return '-Inf';
   if (f === 0) return Object.is(f, -0) ? '-0' : '0';
+  // Integers below 1e6 in magnitude print as their digits, as JavaScript prints them.
+  if (Number.isInteger(f) && Math.abs(f) < 1e6) return String(f);
   // toExponential() with no argument yields the shortest round-trip digits, like Go's shortest mode.
   const [mantissa = '0', expText = '0'] = f.toExponential().split('e');
   const exp = Number(expText);

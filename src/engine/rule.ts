@@ -45,7 +45,6 @@ export interface CompiledRule {
   readonly scope: RuleScope;
   /** Kinds the rule can match at all (from literal `$.kind` criteria); undefined means any kind. */
   readonly kinds: readonly string[] | undefined;
-  readonly source: DefaultedModRule;
 }
 
 export type RuleScope =
@@ -122,14 +121,26 @@ export function compileRule(
     name: modRule.metadata.name,
     type: spec.type,
     tier: spec.executionTier,
-    operations: new Set(spec.admissionOperations),
+    operations: operationSet(spec.admissionOperations),
     match,
     patch: patch.filter((p): p is CompiledPatchOperation => p !== undefined),
     rejectMessage,
     scope,
     kinds: literalKinds(match),
-    source: modRule,
   };
+}
+
+/** Rules share one frozen set per combination of operations (there are at most 15). */
+const operationSets = new Map<string, ReadonlySet<AdmissionOperation>>();
+
+function operationSet(operations: readonly AdmissionOperation[]): ReadonlySet<AdmissionOperation> {
+  const key = [...operations].sort().join(',');
+  let set = operationSets.get(key);
+  if (set === undefined) {
+    set = new Set(operations);
+    operationSets.set(key, set);
+  }
+  return set;
 }
 
 type Attempt = <T>(field: string | undefined, build: () => T) => T | undefined;

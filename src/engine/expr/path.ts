@@ -1,6 +1,7 @@
 import type { Step } from './ast.js';
 import { isMultiStep } from './ast.js';
 import { hasOwn, isObject } from './values.js';
+import { sortedKeys } from '../sort-strings.js';
 
 /** A position reached while walking a path: the value there and, when asked for, the captured keys. */
 export interface Cursor {
@@ -39,6 +40,11 @@ export function compilePath(
   const plain = steps.map((step) =>
     step.type === 'member' ? step.name : step.type === 'index' ? step.index : null,
   );
+  const prefixLength = plain.findIndex((key) => key === null);
+  const prefix = (prefixLength === -1 ? plain : plain.slice(0, prefixLength)) as (
+    string | number
+  )[];
+  const rest = runners.slice(prefix.length);
   return {
     multi,
     single: (start) => {
@@ -50,9 +56,15 @@ export function compilePath(
       return value;
     },
     collect: (start, root, capture) => {
-      let cursors: Cursor[] = [{ value: start, captures: NO_CAPTURES }];
+      // Leading member/index steps select one value and capture nothing: walk them without cursors.
+      let value = start;
+      for (const key of prefix) {
+        value = typeof key === 'number' ? childAt(value, key) : childOf(value, key);
+        if (value === undefined) return { nodes: [], undefinedCount: 1 };
+      }
+      let cursors: Cursor[] = [{ value, captures: NO_CAPTURES }];
       let undefinedCount = 0;
-      for (const run of runners) {
+      for (const run of rest) {
         const next: Cursor[] = [];
         for (const cursor of cursors) {
           if (!run(cursor, next, capture, root)) undefinedCount++;
@@ -81,11 +93,6 @@ function extend(
   capture: boolean,
 ): readonly (string | number)[] {
   return capture ? [...cursor.captures, key] : NO_CAPTURES;
-}
-
-/** Keys of an object in Go's map order (sorted), which KubeMod's JSONPath iterates in. */
-function sortedKeys(object: Record<string, unknown>): string[] {
-  return Object.keys(object).sort();
 }
 
 /**

@@ -41,9 +41,28 @@ export function compileSelect(source: string): CompiledSelect {
   return {
     source,
     ast,
-    evaluate: (root) => guard(source, () => compiled.evaluate({ root, current: root })),
-    outcome: (root) => guard(source, () => outcomeOf(compiled, root)),
-    items: (root) => guard(source, () => itemsOf(compiled, root)),
+    // Plain try/catch rather than a guard taking a closure: these run for every rule and request.
+    evaluate: (root) => {
+      try {
+        return compiled.evaluate({ root, current: root });
+      } catch (err) {
+        throw guarded(source, err);
+      }
+    },
+    outcome: (root) => {
+      try {
+        return outcomeOf(compiled, root);
+      } catch (err) {
+        throw guarded(source, err);
+      }
+    },
+    items: (root) => {
+      try {
+        return itemsOf(compiled, root);
+      } catch (err) {
+        throw guarded(source, err);
+      }
+    },
   };
 }
 
@@ -82,28 +101,22 @@ function itemsOf(compiled: CompiledExpression, root: unknown): SelectItem[] {
 }
 
 /** Evaluation must never throw anything but a catalogued error, whatever the document holds. */
-function guard<T>(source: string, run: () => T): T {
-  try {
-    return run();
-  } catch (err) {
-    if (err instanceof KubemodError) {
-      throw new KubemodError(
-        err.kind,
-        `select ${JSON.stringify(source)}: ${err.message}`,
-        undefined,
-        { cause: err },
-      );
-    }
-    if (err instanceof RangeError) {
-      throw new KubemodError(
-        'EXPR_LIMIT',
-        `select ${JSON.stringify(source)}: evaluation too deep`,
-        undefined,
-        {
-          cause: err,
-        },
-      );
-    }
-    throw err;
+function guarded(source: string, err: unknown): unknown {
+  if (err instanceof KubemodError) {
+    return new KubemodError(
+      err.kind,
+      `select ${JSON.stringify(source)}: ${err.message}`,
+      undefined,
+      { cause: err },
+    );
   }
+  if (err instanceof RangeError) {
+    return new KubemodError(
+      'EXPR_LIMIT',
+      `select ${JSON.stringify(source)}: evaluation too deep`,
+      undefined,
+      { cause: err },
+    );
+  }
+  return err;
 }

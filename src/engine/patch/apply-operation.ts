@@ -36,12 +36,16 @@ export interface PatchOperationInput {
 
 type Container = JsonObject | JsonValue[];
 
-export function applyOperation(doc: JsonValue, op: PatchOperationInput): JsonValue {
+/** `segments` may be passed when the caller has already parsed `op.path`. */
+export function applyOperation(
+  doc: JsonValue,
+  op: PatchOperationInput,
+  segments: readonly string[] = parseJsonPointer(op.path),
+): JsonValue {
   const kind: string = op.op;
   if (kind !== 'add' && kind !== 'replace' && kind !== 'remove') {
     throw new KubemodError('PATCH_APPLY', `${kind} ${op.path}: unknown operation`);
   }
-  const segments = parseJsonPointer(op.path);
   const fail = (why: string): never => {
     throw new KubemodError('PATCH_APPLY', `${op.op} ${op.path}: ${why}`);
   };

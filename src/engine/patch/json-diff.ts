@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonPatchOperation, type JsonValue } from '../json.js';
 import { escapePointerSegment, parseJsonPointer } from './json-pointer.js';
 import { cloneJson, deleteOwn, getOwn, hasOwn } from './own-property.js';
+import { sortStrings } from '../sort-strings.js';
 
 /**
  * The RFC 6902 patch from `before` to `after`, for the admission response. Deterministic:
@@ -72,11 +73,15 @@ class Differ {
   }
 
   private diffObjects(a: JsonObject, b: JsonObject, path: string): void {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const key of [...keys].sort()) {
-      const child = `${path}/${escapePointerSegment(key)}`;
+    const keys = Object.keys(b);
+    for (const key of Object.keys(a)) if (!hasOwn(b, key)) keys.push(key);
+    sortStrings(keys);
+    for (const key of keys) {
       const from = getOwn(a, key);
       const to = getOwn(b, key);
+      // Members shared by copy-on-write are identical: no path to build, nothing to compare.
+      if (from === to) continue;
+      const child = `${path}/${escapePointerSegment(key)}`;
       if (to === undefined) this.remove(child);
       else if (from === undefined) this.emit('add', child, to);
       else this.diff(from, to, child);
@@ -98,7 +103,7 @@ class Differ {
     const middleB = b.length - prefix - suffix;
     const common = Math.min(middleA, middleB);
     for (let i = prefix; i < prefix + common; i++) {
-      this.diff(a[i] as JsonValue, b[i] as JsonValue, `${path}/${i}`);
+      if (a[i] !== b[i]) this.diff(a[i] as JsonValue, b[i] as JsonValue, `${path}/${i}`);
     }
     for (let i = prefix + common; i < prefix + middleB; i++) {
       this.emit('add', `${path}/${i}`, b[i] as JsonValue);
