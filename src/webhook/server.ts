@@ -1,20 +1,15 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import express, {
-  type NextFunction,
-  type Request,
-  type RequestHandler,
-  type Response,
-} from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { KubemodError } from '../errors/catalog.js';
-import {
-  parseAdmissionReview,
-  serializeAdmissionReview,
-  type AdmissionRequest,
-} from './admission-review.js';
 import type { WebhookDependencies } from './dependencies.js';
-import { handleDragnet, type HandlerOutcome } from './dragnet-handler.js';
+import { handleDragnet } from './dragnet-handler.js';
+import {
+  answerAdmission,
+  createAdmissionListener,
+  type AdmissionRoute,
+} from './admission-listener.js';
 import { handleDryRun } from './dryrun-handler.js';
 import { createErrorHandler, fromBodyParserError, sendError } from './errors.js';
 import { parseJsonBody, rawBody } from './json-body.js';
@@ -66,6 +61,7 @@ export interface StartedWebhookServer {
 
 interface AppState {
   readonly app: express.Express;
+  readonly routes: ReadonlyMap<string, AdmissionRoute>;
   /** Background work (node-ref binds) that close() waits for. */
   readonly pending: Set<Promise<void>>;
 }
@@ -93,47 +89,42 @@ function buildApp(deps: WebhookDependencies): AppState {
     next();
   });
 
-  const admission = (
-    webhook: string,
-    handle: (request: AdmissionRequest, waitedMs: number) => HandlerOutcome,
-  ): RequestHandler[] => [
-    (_req, res, next) => {
-      res.locals.webhook = webhook;
-      next();
-    },
-    rawBody(limit),
-    (req, res) => {
-      const startedAt = startedAtOf(res, clock);
-      const review = parseAdmissionReview(parseJsonBody(req.body));
-      const { response, result } = handle(review.request, clock() - startedAt);
-      res
-        .status(200)
-        .json(serializeAdmissionReview(review.apiVersion, review.request.uid, response));
-      deps.metrics.observeRequest(
-        webhook,
-        review.request.operation,
-        result,
-        (clock() - startedAt) / 1000,
-      );
-    },
-  ];
-
-  app.post(
-    WEBHOOK_PATHS.dragnet,
-    ...admission('dragnet', (request, waited) => handleDragnet(request, deps, waited)),
-  );
-  app.post(
-    WEBHOOK_PATHS.podBinding,
-    ...admission('podbinding', (request) => handlePodBinding(request, deps, track)),
-  );
-  app.post(
-    WEBHOOK_PATHS.validateModRule,
-    ...admission('validate-modrule', (request) => handleValidateModRule(request, deps)),
-  );
-  app.post(
-    WEBHOOK_PATHS.mutateModRule,
-    ...admission('mutate-modrule', (request) => handleDefaultModRule(request)),
-  );
+  const routes = new Map<string, AdmissionRoute>([
+    [
+      WEBHOOK_PATHS.dragnet,
+      { webhook: 'dragnet', handle: (request, waited) => handleDragnet(request, deps, waited) },
+    ],
+    [
+      WEBHOOK_PATHS.podBinding,
+      { webhook: 'podbinding', handle: (request) => handlePodBinding(request, deps, track) },
+    ],
+    [
+      WEBHOOK_PATHS.validateModRule,
+      { webhook: 'validate-modrule', handle: (request) => handleValidateModRule(request, deps) },
+    ],
+    [
+      WEBHOOK_PATHS.mutateModRule,
+      { webhook: 'mutate-modrule', handle: (request) => handleDefaultModRule(request) },
+    ],
+  ]);
+  // The admission listener answers these directly; express serves them too (compressed bodies).
+  for (const [path, route] of routes) {
+    app.post(
+      path,
+      (_req, res, next) => {
+        res.locals.webhook = route.webhook;
+        next();
+      },
+      rawBody(limit),
+      (req, res) => {
+        const answer = answerAdmission(route, req.body, startedAtOf(res, clock), {
+          clock,
+          metrics: deps.metrics,
+        });
+        res.status(200).json(answer);
+      },
+    );
+  }
 
   app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
     const startedAt = startedAtOf(res, clock);
@@ -181,7 +172,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     }
     errorHandler(mapped, req, res, next);
   });
-  return { app, pending };
+  return { app, pending, routes };
 }
 
 function startedAtOf(res: Response, clock: () => number): number {
@@ -195,8 +186,16 @@ export async function startWebhookServer(
   options: WebhookServerOptions,
 ): Promise<StartedWebhookServer> {
   let closing = false;
-  const { app, pending } = buildApp({ ...deps, ready: () => !closing && deps.ready() });
-  const server: Server = createServer({ cert: options.tls.cert, key: options.tls.key }, app);
+  const { app, pending, routes } = buildApp({ ...deps, ready: () => !closing && deps.ready() });
+  const listener = createAdmissionListener({
+    routes,
+    bodyLimitBytes: deps.limits.bodyLimitBytes,
+    clock: deps.clock ?? ((): number => performance.now()),
+    logger: deps.logger,
+    metrics: deps.metrics,
+    fallback: app,
+  });
+  const server: Server = createServer({ cert: options.tls.cert, key: options.tls.key }, listener);
   server.on('tlsClientError', (err) => {
     deps.logger.debug({ err }, 'TLS handshake failed');
   });

@@ -1,3 +1,5 @@
+import { request } from 'node:https';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WEBHOOK_LIMITS } from '../../../src/webhook/server.js';
 import { admissionReview, send, startHarness, testTls, type Harness } from './harness.js';
@@ -87,5 +89,81 @@ describe('malformed HTTP input', () => {
     const answer = await send(harness.server.port, testTls().ca, 'GET', '/nope');
     expect(answer.status).toBe(404);
     expect(answer.json()).toMatchObject({ error: 'no route for GET /nope' });
+  });
+
+  it('routes a webhook path that carries a query, as the API server sends ?timeout=10s', async () => {
+    harness = await startHarness();
+    const review = admissionReview({
+      operation: 'CREATE',
+      kind: 'ConfigMap',
+      resource: 'configmaps',
+      namespace: 'a',
+      object: { kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' } },
+    });
+    const answer = await harness.post('/dragnet-webhook?timeout=10s', review);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.json()).toMatchObject({ kind: 'AdmissionReview', response: { allowed: true } });
+  });
+
+  it('answers a gzip-compressed AdmissionReview exactly as the plain one', async () => {
+    harness = await startHarness();
+    const review = JSON.stringify(
+      admissionReview({
+        operation: 'CREATE',
+        kind: 'ConfigMap',
+        resource: 'configmaps',
+        namespace: 'a',
+        object: { kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' } },
+      }),
+    );
+    const plain = await harness.post('/dragnet-webhook', review);
+    const zipped = await send(
+      harness.server.port,
+      testTls().ca,
+      'POST',
+      '/dragnet-webhook',
+      gzipSync(review),
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    );
+    expect(zipped.status).toBe(200);
+    expect(zipped.json()).toEqual(plain.json());
+    expect(await harness.metrics.render()).toContain(
+      'kubemod_webhook_requests_total{webhook="dragnet",operation="CREATE",result="allowed"} 2',
+    );
+  });
+
+  it('enforces the limit while reading a body sent without a length', async () => {
+    harness = await startHarness({ limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: 1024 } });
+    const port = harness.server.port;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/dragnet-webhook',
+          method: 'POST',
+          ca: testTls().ca,
+          agent: false,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+        },
+      );
+      req.on('error', reject);
+      for (let i = 0; i < 8; i++) req.write('x'.repeat(512));
+      req.end();
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({
+      error: 'request body exceeds the limit of 1024 bytes',
+      code: 'KM6004',
+    });
   });
 });
