@@ -222,7 +222,7 @@ class Parser {
         this.next();
         steps.push(this.parseBracketStep());
       } else {
-        return steps;
+        return steps.slice(); // exact size: compiled selects live as long as their rules
       }
     }
   }

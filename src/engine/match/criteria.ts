@@ -46,8 +46,17 @@ export function compileMatchItem(
       'matchFor',
     );
   }
-  const accepts = valuePredicate(spec, regex);
-  const negate = spec.negate === true;
+  return compiledItem(spec, select, matchFor, valuePredicate(spec, regex), spec.negate === true);
+}
+
+/** Kept apart so the closure retains only what it uses (rules are held for the process' life). */
+function compiledItem(
+  spec: MatchItemSpec,
+  select: CompiledSelect,
+  matchFor: MatchFor,
+  accepts: ((text: string) => boolean) | undefined,
+  negate: boolean,
+): CompiledMatchItem {
   return {
     spec,
     select,
@@ -80,8 +89,13 @@ function evaluate(
   const { values } = outcome;
   if (values.length === 0) return false;
   if (accepts === undefined) return matchFor === 'Any' || outcome.undefinedCount === 0;
-  if (matchFor === 'Any') return values.some((value) => accepts(goFormat(value)));
-  return outcome.undefinedCount === 0 && values.every((value) => accepts(goFormat(value)));
+  if (matchFor === 'Any') {
+    for (const value of values) if (accepts(goFormat(value))) return true;
+    return false;
+  }
+  if (outcome.undefinedCount > 0) return false;
+  for (const value of values) if (!accepts(goFormat(value))) return false;
+  return true;
 }
 
 function valuePredicate(
@@ -90,13 +104,26 @@ function valuePredicate(
 ): ((text: string) => boolean) | undefined {
   const { matchValue, matchValues } = spec;
   const checks: ((text: string) => boolean)[] = [];
-  if (matchValue !== undefined) checks.push((text) => text === matchValue);
-  if (matchValues !== undefined && matchValues.length > 0) {
-    const allowed = new Set(matchValues);
-    checks.push((text) => allowed.has(text));
-  }
-  if (regex !== undefined) checks.push((text) => regex.test(text));
-  if (checks.length === 0) return undefined;
-  if (checks.length === 1) return checks[0];
+  if (matchValue !== undefined) checks.push(equalTo(matchValue));
+  if (matchValues !== undefined && matchValues.length > 0) checks.push(oneOf(new Set(matchValues)));
+  if (regex !== undefined) checks.push(matching(regex));
+  if (checks.length <= 1) return checks[0];
+  return allOf(checks);
+}
+
+// One factory per predicate, so that each closure keeps only its own value alive.
+function equalTo(expected: string): (text: string) => boolean {
+  return (text) => text === expected;
+}
+
+function oneOf(allowed: ReadonlySet<string>): (text: string) => boolean {
+  return (text) => allowed.has(text);
+}
+
+function matching(regex: GoRegex): (text: string) => boolean {
+  return (text) => regex.test(text);
+}
+
+function allOf(checks: readonly ((text: string) => boolean)[]): (text: string) => boolean {
   return (text) => checks.every((check) => check(text));
 }

@@ -24,18 +24,26 @@ export function compileMatch(
     }
   });
   if (errors.length > 0) throw new MatchCompileError(errors);
+  // An exact-size copy: arrays grown by push keep spare capacity, and rules live long.
+  return compiledMatch(compiled.slice(), fieldPrefix);
+}
+
+/** Kept apart so the closure retains only the compiled items (not the compile-time state). */
+function compiledMatch(items: readonly CompiledMatchItem[], fieldPrefix: string): CompiledMatch {
   return {
-    items: compiled,
-    matches: (object) =>
-      compiled.every((item, i) => {
+    items,
+    matches: (object) => {
+      for (let i = 0; i < items.length; i++) {
         try {
-          return item.matches(object);
+          if (items[i]?.matches(object) !== true) return false;
         } catch (err) {
           throw err instanceof KubemodError
             ? err.atField(`${fieldPrefix}[${String(i)}].select`)
             : err;
         }
-      }),
+      }
+      return true;
+    },
   };
 }
 

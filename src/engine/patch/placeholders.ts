@@ -40,7 +40,18 @@ export function compilePath(path: string): CompiledPath {
     last = match.index + match[0].length;
   }
   if (last < path.length) parts.push({ literal: path.slice(last) });
+  return placeholderPath(path, parts.slice(), maxPlaceholder);
+}
 
+/**
+ * Kept apart so `render` retains only what it uses. `parts` is an exact-size copy: arrays grown by
+ * push keep spare capacity, and compiled rules live as long as the process.
+ */
+function placeholderPath(
+  path: string,
+  parts: readonly PathPart[],
+  maxPlaceholder: number,
+): CompiledPath {
   const render = (keyParts: readonly (string | number)[]): string => {
     if (maxPlaceholder < 0) return path;
     let out = '';
