@@ -30,23 +30,21 @@ export function compileRegex(pattern: string): GoRegex {
       `regular expression is ${pattern.length} characters long, over the ${MAX_PATTERN_LENGTH} limit`,
     );
   }
-  let re: RE2;
-  try {
-    re = new RE2(pattern, 'u');
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new KubemodError(
-      'REGEX_INVALID',
-      `invalid regular expression ${JSON.stringify(pattern)}: ${reason}`,
-    );
-  }
+  // Compiled here so an invalid pattern is refused when the rule is loaded, then dropped: the
+  // program (~3 KB of native memory per regex) is built again on first use, so memory follows the
+  // regexes requests actually reach, not every regex of every loaded rule.
+  compileOrThrow(pattern, 'u');
+  let re: RE2 | undefined;
   let global: RE2 | undefined;
   // Each RE2 call converts its input to UTF-8 (about 1 µs); a small memo of recent short inputs
   // answers repeated tests (the same image or label on every request) from memory.
   let memo: Map<string, boolean> | undefined;
   return {
     source: pattern,
-    re,
+    get re(): RE2 {
+      re ??= new RE2(pattern, 'u');
+      return re;
+    },
     get global(): RE2 {
       global ??= new RE2(pattern, 'gu');
       return global;
@@ -54,6 +52,7 @@ export function compileRegex(pattern: string): GoRegex {
     test: (input: string): boolean => {
       const known = memo?.get(input);
       if (known !== undefined) return known;
+      re ??= new RE2(pattern, 'u');
       re.lastIndex = 0;
       const result = re.test(input);
       if (input.length <= TEST_MEMO_MAX_INPUT) {
@@ -64,6 +63,18 @@ export function compileRegex(pattern: string): GoRegex {
       return result;
     },
   };
+}
+
+function compileOrThrow(pattern: string, flags: string): void {
+  try {
+    new RE2(pattern, flags);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new KubemodError(
+      'REGEX_INVALID',
+      `invalid regular expression ${JSON.stringify(pattern)}: ${reason}`,
+    );
+  }
 }
 
 /**
