@@ -1,7 +1,8 @@
 /**
- * Run in a fresh process (`node --expose-gc --import tsx bench/lib/engine-load-probe.ts <N>`): loads
- * the N-rule set from its YAML texts (parse, validate + compile, store.put) once, cold, and prints
- * one JSON LoadProbe line with the phase times, the heap retained per rule and the RSS after load.
+ * Run in a fresh process (`node --expose-gc dist/bench/lib/engine-load-probe.js <N>` compiled, or
+ * the source through tsx): loads the N-rule set from its YAML texts (parse, validate + compile,
+ * store.put) once, cold, and prints one JSON LoadProbe line with the phase times, the heap
+ * retained per rule and the RSS after load.
  */
 import { compileModRules, parseDocuments } from '../../src/engine/load-rules.js';
 import { cachingCompilers } from '../../src/engine/compilers.js';

@@ -1,13 +1,21 @@
 /** Reading the committed benchmark inputs (see bench/generate-fixtures.ts). */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { loadModRules } from '../../src/engine/load-rules.js';
 import { cachingCompilers } from '../../src/engine/compilers.js';
 import { RuleStore } from '../../src/engine/store.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import { CLUSTER_NAMESPACE } from './fixture-rules.js';
 
-export const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+/**
+ * Where bench/fixtures is, seen from this module: bench/lib when run from the sources, or
+ * dist/bench/lib when run compiled (as `npm run bench` does, to measure the code that ships).
+ */
+export const FIXTURES = join(
+  import.meta.dirname,
+  basename(dirname(dirname(import.meta.dirname))) === 'dist' ? '../../../bench' : '..',
+  'fixtures',
+);
 export const OBJECT_NAMES = [
   'pod-2kb',
   'service-2kb',

@@ -1,35 +1,48 @@
-/** Child processes of the HTTP benchmark: optional CPU pinning, first stdout line, RSS. */
+/** Child processes of the HTTP benchmark: optional CPU pinning, stdout lines, RSS. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((path) => existsSync(path));
 
-/** Spawns `node --import tsx <args>`, pinned to `cpu` with taskset when it exists. */
-export function spawnNode(
+/** Spawns `command args`, pinned to `cpu` with taskset when it exists; stdout is piped. */
+export function spawnPinned(
+  command: string,
   args: readonly string[],
   cpu: number | undefined,
-  stdio: 'pipe' | 'inherit',
+  stderr: 'pipe' | 'inherit',
 ): ChildProcess {
-  const node = [process.execPath, '--import', 'tsx', ...args];
-  const [command, ...rest] =
-    TASKSET !== undefined && cpu !== undefined ? [TASKSET, '-c', String(cpu), ...node] : node;
-  return spawn(command ?? process.execPath, rest, { stdio: ['ignore', 'pipe', stdio] });
+  const [file, ...rest] =
+    TASKSET !== undefined && cpu !== undefined
+      ? [TASKSET, '-c', String(cpu), command, ...args]
+      : [command, ...args];
+  return spawn(file, rest, { stdio: ['ignore', 'pipe', stderr] });
 }
 
-export function firstLine(child: ChildProcess): Promise<string> {
+/**
+ * Resolves with the first stdout line for which `pick` returns a value; later lines keep being
+ * read (and dropped), so a chatty child never blocks on a full pipe.
+ */
+export function awaitLine<T>(
+  child: ChildProcess,
+  pick: (line: string) => T | undefined,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     if (child.stdout === null) {
       reject(new Error('child has no stdout'));
       return;
     }
+    let found = false;
     const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => {
-      lines.close();
-      resolve(line);
+    lines.on('line', (line) => {
+      if (found) return;
+      const value = pick(line);
+      if (value === undefined) return;
+      found = true;
+      resolve(value);
     });
     child.once('exit', (code) => {
-      reject(new Error(`child exited with ${String(code)} before answering`));
+      if (!found) reject(new Error(`child exited with ${String(code)} before answering`));
     });
   });
 }

@@ -1,0 +1,3 @@
+module kubemod-ts/bench/loadgen
+
+go 1.22
