@@ -2,14 +2,16 @@
  * Operator startup at scale: a private control plane with N ModRules across M namespaces, then the
  * operator started in a child process (so its RSS is its own) until /readyz-equivalent readiness.
  *
- *   npx tsx bench/operator-load.ts [--rules 5000] [--namespaces 500]
+ *   npx tsc -p tsconfig.bench.json && node dist/bench/operator-load.js [--rules 5000] [--namespaces 500]
  *
  * Prints startup-to-ready (process start → every informer synced → rules compiled into the store),
  * the time until the leader has written every ModRule's Ready status, and RSS/heap at that size.
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { repoRoot } from '../test/cluster/binaries.js';
 import { startControlPlane } from '../test/cluster/control-plane.js';
 import { createKubeClient, type KubeClient } from '../src/controller/kube-client.js';
 import { parseOperatorArgs } from '../src/cli/operator-config.js';
@@ -79,7 +81,7 @@ function rule(i: number, namespace: string): object {
 async function populate(client: KubeClient, rules: number, namespaces: number): Promise<number> {
   const started = performance.now();
   const crd = (await import('node:fs')).readFileSync(
-    new URL('../config/crd/modrules.api.kubemod.io.yaml', import.meta.url),
+    join(repoRoot(), 'config', 'crd', 'modrules.api.kubemod.io.yaml'),
     'utf8',
   );
   const { load } = await import('js-yaml');
@@ -195,9 +197,9 @@ async function main(): Promise<void> {
         process.execPath,
         [
           '--expose-gc',
-          '--import',
-          'tsx',
-          new URL(import.meta.url).pathname,
+          // Compiled (dist/bench) runs the operator as shipped; the source runs through tsx.
+          ...(import.meta.filename.endsWith('.ts') ? ['--import', 'tsx'] : []),
+          import.meta.filename,
           '--child',
           plane.kubeconfigPath,
           '--rules',

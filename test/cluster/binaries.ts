@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute paths of the control-plane executables. */
@@ -13,8 +13,10 @@ export interface ControlPlaneBinaries {
 /** Environment variable that points at a directory holding `kube-apiserver` and `etcd`. */
 export const CONTROL_PLANE_BIN_ENV = 'KUBEMOD_CONTROL_PLANE_BIN';
 
+/** The repository, seen from test/cluster (sources) or dist/test/cluster (compiled benches). */
 export function repoRoot(): string {
-  return fileURLToPath(new URL('../../', import.meta.url));
+  const here = fileURLToPath(new URL('../../', import.meta.url));
+  return basename(here) === 'dist' ? dirname(here.replace(/[\\/]$/, '')) : here;
 }
 
 export function binariesIn(binDir: string): ControlPlaneBinaries {
