@@ -43,14 +43,8 @@ if ! $force && [ -x "$bin_dir/kube-apiserver" ] && [ -x "$bin_dir/etcd" ] \
   exit 0
 fi
 
-if ! command -v go > /dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then
-    export PATH="$PATH:/usr/local/go/bin"
-  else
-    log "Go toolchain not found (need go >= 1.26 on PATH)"
-    exit 1
-  fi
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/go-toolchain.sh"
+require_go build-control-plane 1.26 || exit 1
 export CGO_ENABLED=0
 
 mkdir -p "$target"

@@ -19,15 +19,8 @@ if [ "${1:-}" = "--force" ]; then force=true; fi
 
 log() { echo "build-loadgen: $*" >&2; }
 
-# Same lookup as scripts/build-control-plane.sh.
-if ! command -v go > /dev/null 2>&1; then
-  if [ -x /usr/local/go/bin/go ]; then
-    export PATH="$PATH:/usr/local/go/bin"
-  else
-    log "Go toolchain not found (need go >= 1.22 on PATH or in /usr/local/go/bin)"
-    exit 1
-  fi
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/go-toolchain.sh"
+require_go build-loadgen 1.22 || exit 1
 
 go_version="$(go version)"
 sources=()

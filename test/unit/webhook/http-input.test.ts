@@ -3,8 +3,20 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WEBHOOK_LIMITS } from '../../../src/webhook/server.js';
 import { admissionReview, send, startHarness, testTls, type Harness } from './harness.js';
+import type { JsonObject } from '../../../src/engine/json.js';
 
 let harness: Harness | undefined;
+
+/** A CREATE review of a ConfigMap in namespace `a`. */
+function configMapReview(object: JsonObject): JsonObject {
+  return admissionReview({
+    operation: 'CREATE',
+    kind: 'ConfigMap',
+    resource: 'configmaps',
+    namespace: 'a',
+    object,
+  });
+}
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
@@ -49,13 +61,7 @@ describe('malformed HTTP input', () => {
 
   it('answers 400 naming the limit when the body is too large', async () => {
     harness = await startHarness({ limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: 1024 } });
-    const review = admissionReview({
-      operation: 'CREATE',
-      kind: 'ConfigMap',
-      resource: 'configmaps',
-      namespace: 'a',
-      object: { kind: 'ConfigMap', data: { big: 'x'.repeat(4096) } },
-    });
+    const review = configMapReview({ kind: 'ConfigMap', data: { big: 'x'.repeat(4096) } });
     const answer = await harness.post('/dragnet-webhook', review);
     expect(answer.status).toBe(400);
     expect(answer.json()).toEqual({
@@ -66,20 +72,14 @@ describe('malformed HTTP input', () => {
 
   it('accepts up to 3 MiB by default', async () => {
     harness = await startHarness();
-    const review = admissionReview({
-      operation: 'CREATE',
+    const review = configMapReview({
       kind: 'ConfigMap',
-      resource: 'configmaps',
-      namespace: 'a',
-      object: { kind: 'ConfigMap', data: { big: 'x'.repeat(2 * 1024 * 1024) } },
+      data: { big: 'x'.repeat(2 * 1024 * 1024) },
     });
     expect((await harness.post('/dragnet-webhook', review)).status).toBe(200);
-    const tooBig = admissionReview({
-      operation: 'CREATE',
+    const tooBig = configMapReview({
       kind: 'ConfigMap',
-      resource: 'configmaps',
-      namespace: 'a',
-      object: { kind: 'ConfigMap', data: { big: 'x'.repeat(3 * 1024 * 1024) } },
+      data: { big: 'x'.repeat(3 * 1024 * 1024) },
     });
     expect((await harness.post('/dragnet-webhook', tooBig)).status).toBe(400);
   });
@@ -93,13 +93,7 @@ describe('malformed HTTP input', () => {
 
   it('routes a webhook path that carries a query, as the API server sends ?timeout=10s', async () => {
     harness = await startHarness();
-    const review = admissionReview({
-      operation: 'CREATE',
-      kind: 'ConfigMap',
-      resource: 'configmaps',
-      namespace: 'a',
-      object: { kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' } },
-    });
+    const review = configMapReview({ kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' } });
     const answer = await harness.post('/dragnet-webhook?timeout=10s', review);
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -109,13 +103,7 @@ describe('malformed HTTP input', () => {
   it('answers a gzip-compressed AdmissionReview exactly as the plain one', async () => {
     harness = await startHarness();
     const review = JSON.stringify(
-      admissionReview({
-        operation: 'CREATE',
-        kind: 'ConfigMap',
-        resource: 'configmaps',
-        namespace: 'a',
-        object: { kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' } },
-      }),
+      configMapReview({ kind: 'ConfigMap', metadata: { name: 'c', namespace: 'a' } }),
     );
     const plain = await harness.post('/dragnet-webhook', review);
     const zipped = await send(
