@@ -1,21 +1,15 @@
 /** Reading the committed benchmark inputs (see bench/generate-fixtures.ts). */
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { repoRoot } from '../../test/cluster/binaries.js';
 import { loadModRules } from '../../src/engine/load-rules.js';
 import { cachingCompilers } from '../../src/engine/compilers.js';
 import { RuleStore } from '../../src/engine/store.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import { CLUSTER_NAMESPACE } from './fixture-rules.js';
 
-/**
- * Where bench/fixtures is, seen from this module: bench/lib when run from the sources, or
- * dist/bench/lib when run compiled (as `npm run bench` does, to measure the code that ships).
- */
-export const FIXTURES = join(
-  import.meta.dirname,
-  basename(dirname(dirname(import.meta.dirname))) === 'dist' ? '../../../bench' : '..',
-  'fixtures',
-);
+/** bench/fixtures, whether this runs from the sources or compiled in dist/bench. */
+export const FIXTURES = join(repoRoot(), 'bench', 'fixtures');
 export const OBJECT_NAMES = [
   'pod-2kb',
   'service-2kb',

@@ -8,7 +8,7 @@ import {
   type AdmissionRequest,
 } from './admission-review.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
-import { httpStatusOf, type HttpErrorBody } from './errors.js';
+import { errorAnswer } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 
 /** One admission webhook: its metrics label and its handler. */
@@ -74,6 +74,8 @@ export function createAdmissionListener(options: AdmissionListenerOptions): Requ
   };
 }
 
+const EMPTY = Buffer.alloc(0);
+
 function pathOf(url: string | undefined): string {
   if (url === undefined) return '';
   const query = url.indexOf('?');
@@ -89,12 +91,11 @@ function readBody(
   limit: number,
   done: (err: KubemodError | undefined, body: Buffer) => void,
 ): void {
-  const empty = Buffer.alloc(0);
   const tooLarge = (): KubemodError =>
     new KubemodError('REQUEST_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
   if (Number(req.headers['content-length'] ?? 0) > limit) {
     req.resume();
-    done(tooLarge(), empty);
+    done(tooLarge(), EMPTY);
     return;
   }
   const chunks: Buffer[] = [];
@@ -106,7 +107,7 @@ function readBody(
     if (size > limit) {
       finished = true;
       chunks.length = 0;
-      done(tooLarge(), empty);
+      done(tooLarge(), EMPTY);
       return;
     }
     chunks.push(chunk);
@@ -114,13 +115,13 @@ function readBody(
   req.on('end', () => {
     if (finished) return;
     finished = true;
-    done(undefined, chunks.length === 1 ? (chunks[0] ?? empty) : Buffer.concat(chunks, size));
+    done(undefined, chunks.length === 1 ? (chunks[0] ?? EMPTY) : Buffer.concat(chunks, size));
   });
   req.on('error', (err) => {
     if (finished) return;
     finished = true;
     const reason = `request body cannot be read: ${describeError(err)}`;
-    done(new KubemodError('REQUEST_MALFORMED', reason, undefined, { cause: err }), empty);
+    done(new KubemodError('REQUEST_MALFORMED', reason, undefined, { cause: err }), EMPTY);
   });
 }
 
@@ -151,16 +152,6 @@ function sendFailure(
     );
     return;
   }
-  let body: HttpErrorBody;
-  let status: number;
-  if (known) {
-    status = httpStatusOf(err);
-    body = { error: err.message, code: err.code };
-    options.logger.warn({ path: pathOf(req.url), code: err.code, status }, err.message);
-  } else {
-    status = 500;
-    body = { error: `internal error: ${describeError(err)}`, code: 'KM0000' };
-    options.logger.error({ path: pathOf(req.url), err }, 'internal error while handling a request');
-  }
+  const { status, body } = errorAnswer(err, options.logger, pathOf(req.url));
   sendJson(res, status, JSON.stringify(body));
 }

@@ -49,6 +49,24 @@ export function fromBodyParserError(err: unknown, limitBytes: number): unknown {
   return err;
 }
 
+/**
+ * The answer to a failed request, logged: catalogued errors get their status and message, anything
+ * else is a 500. Shared by the express error handler and the direct admission route.
+ */
+export function errorAnswer(
+  err: unknown,
+  logger: Logger,
+  path: string,
+): { status: number; body: HttpErrorBody } {
+  if (err instanceof KubemodError) {
+    const status = httpStatusOf(err);
+    logger.warn({ path, code: err.code, status }, err.message);
+    return { status, body: { error: err.message, code: err.code } };
+  }
+  logger.error({ path, err }, 'internal error while handling a request');
+  return { status: 500, body: { error: `internal error: ${describeError(err)}`, code: 'KM0000' } };
+}
+
 /** Express error handler: catalogued errors become their status with a JSON body; the rest are 500s. */
 export function createErrorHandler(logger: Logger, limitBytes: number) {
   return (raw: unknown, req: Request, res: Response, next: NextFunction): void => {
@@ -57,14 +75,8 @@ export function createErrorHandler(logger: Logger, limitBytes: number) {
       next(err);
       return;
     }
-    if (err instanceof KubemodError) {
-      const status = httpStatusOf(err);
-      logger.warn({ path: req.path, code: err.code, status }, err.message);
-      sendError(res, status, err.message, err.code);
-      return;
-    }
-    logger.error({ path: req.path, err }, 'internal error while handling a request');
-    sendError(res, 500, `internal error: ${describeError(err)}`, 'KM0000');
+    const { status, body } = errorAnswer(err, logger, req.path);
+    res.status(status).json(body);
   };
 }
 

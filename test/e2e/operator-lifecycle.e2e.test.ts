@@ -4,18 +4,16 @@ import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
   MUTATING,
-  applyWebhookConfigurations,
   caBundlesInjected,
   deleteWebhookConfigurations,
-  ensureNamespace,
-  installCrd,
+  startOperatorOn,
   startTestOperator,
   type TestOperator,
 } from './support/operator-env.js';
 import {
+  applyRuleTo,
   deployment,
   get,
-  modRule,
   secretFingerprint,
   servedFingerprint,
 } from './support/operator-fixtures.js';
@@ -29,29 +27,13 @@ let second: TestOperator | undefined;
 const nsA = uniqueName('oplife');
 const cleanup: string[][] = [];
 
-async function applyRule(name: string, namespace: string, spec: object): Promise<void> {
-  await kubectlApply(modRule(name, namespace, spec));
-  cleanup.push(['delete', 'modrule', name, '-n', namespace, '--ignore-not-found']);
-  await waitFor(
-    `rule ${namespace}/${name} loaded`,
-    () => (op.operator.store.get(namespace, name) ? true : undefined),
-    10_000,
-    50,
-  );
+function applyRule(name: string, namespace: string, spec: object): Promise<void> {
+  return applyRuleTo(op, cleanup, name, namespace, spec);
 }
 
 describe.runIf(local)('kubemod-ts operator lifecycle', () => {
   beforeAll(async () => {
-    await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
-    await installCrd(kubectl);
-    op = await startTestOperator(kubeconfig());
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
+    op = await startOperatorOn(kubectl, kubeconfig());
     const health = await fetch(`${op.operator.healthUrl ?? ''}/readyz`);
     expect(health.status).toBe(200);
     await kubectl(['create', 'namespace', nsA]);

@@ -2,16 +2,7 @@ import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../cluster/control-plane.js';
 import { waitFor } from './support/kubectl.js';
-import {
-  SYSTEM_NAMESPACE,
-  applyWebhookConfigurations,
-  caBundlesInjected,
-  ensureNamespace,
-  installCrd,
-  startTestOperator,
-  type Kubectl,
-  type TestOperator,
-} from './support/operator-env.js';
+import { startOperatorOn, type Kubectl, type TestOperator } from './support/operator-env.js';
 
 // Kills the API server under a running operator and starts it again: the operator's informers
 // must reconnect (with backoff) and pick up ModRules created afterwards. Uses a private control
@@ -64,17 +55,8 @@ describe.runIf(inject('localControlPlane'))('operator across an API server resta
   beforeAll(async () => {
     plane = await startControlPlane();
     kubectl = kubectlFor(plane.kubeconfigPath);
-    await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
+    op = await startOperatorOn(kubectl, plane.kubeconfigPath);
     await kubectl(['create', 'namespace', 'restart']);
-    await installCrd(kubectl);
-    op = await startTestOperator(plane.kubeconfigPath);
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
   });
 
   afterAll(async () => {

@@ -3,15 +3,11 @@ import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './suppo
 import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
-  applyWebhookConfigurations,
-  caBundlesInjected,
   deleteWebhookConfigurations,
-  ensureNamespace,
-  installCrd,
-  startTestOperator,
+  startOperatorOn,
   type TestOperator,
 } from './support/operator-env.js';
-import { configMap, deployment, get, modRule } from './support/operator-fixtures.js';
+import { applyRuleTo, configMap, deployment, get, modRule } from './support/operator-fixtures.js';
 
 // The operator, run in-process against the e2e API server with URL-based webhook configurations
 // (config/webhook with each service reference replaced by the operator's loopback URL): what
@@ -23,29 +19,13 @@ const nsA = uniqueName('opa');
 const nsB = uniqueName('opb');
 const cleanup: string[][] = [];
 
-async function applyRule(name: string, namespace: string, spec: object): Promise<void> {
-  await kubectlApply(modRule(name, namespace, spec));
-  cleanup.push(['delete', 'modrule', name, '-n', namespace, '--ignore-not-found']);
-  await waitFor(
-    `rule ${namespace}/${name} loaded`,
-    () => (op.operator.store.get(namespace, name) ? true : undefined),
-    10_000,
-    50,
-  );
+function applyRule(name: string, namespace: string, spec: object): Promise<void> {
+  return applyRuleTo(op, cleanup, name, namespace, spec);
 }
 
 describe.runIf(local)('kubemod-ts operator', () => {
   beforeAll(async () => {
-    await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
-    await installCrd(kubectl);
-    op = await startTestOperator(kubeconfig());
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
+    op = await startOperatorOn(kubectl, kubeconfig());
     const health = await fetch(`${op.operator.healthUrl ?? ''}/readyz`);
     expect(health.status).toBe(200);
     await kubectl(['create', 'namespace', nsA]);

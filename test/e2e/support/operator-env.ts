@@ -4,6 +4,7 @@ import { loadAll } from 'js-yaml';
 import { runOperator } from '../../../src/cli/operator-command.js';
 import type { RunningOperator } from '../../../src/controller/operator.js';
 import { freeLoopbackPorts } from '../../cluster/control-plane.js';
+import { waitFor } from './kubectl.js';
 
 export const SYSTEM_NAMESPACE = 'kubemod-system';
 export const MUTATING = 'kubemod-mutating-webhook-configuration';
@@ -161,4 +162,26 @@ export async function startTestOperator(
       return exit;
     },
   };
+}
+
+/**
+ * The operator wired to a cluster as the e2e tests use it: kubemod-system and the CRD installed,
+ * the operator started, URL-based webhook configurations applied and their caBundle injected,
+ * every informer synced.
+ */
+export async function startOperatorOn(
+  kubectl: Kubectl,
+  kubeconfigPath: string,
+): Promise<TestOperator> {
+  await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
+  await installCrd(kubectl);
+  const op = await startTestOperator(kubeconfigPath);
+  await applyWebhookConfigurations(kubectl, op.urlBase);
+  await waitFor(
+    'caBundle injected',
+    async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
+    20_000,
+  );
+  await op.operator.waitForReady();
+  return op;
 }

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
-import { kubectl, kubectlJson } from './kubectl.js';
-import { SYSTEM_NAMESPACE } from './operator-env.js';
+import { kubectl, kubectlApply, kubectlJson, waitFor } from './kubectl.js';
+import { SYSTEM_NAMESPACE, type TestOperator } from './operator-env.js';
 
 /** The parts of stored objects the operator e2e tests look at. */
 export interface Obj {
@@ -94,4 +94,22 @@ export async function secretFingerprint(): Promise<string | undefined> {
 
 export async function get(args: string[]): Promise<Obj> {
   return (await kubectlJson(['get', ...args])) as Obj;
+}
+
+/** Applies a ModRule, queues its deletion in `cleanup` and waits until the operator has loaded it. */
+export async function applyRuleTo(
+  op: TestOperator,
+  cleanup: string[][],
+  name: string,
+  namespace: string,
+  spec: object,
+): Promise<void> {
+  await kubectlApply(modRule(name, namespace, spec));
+  cleanup.push(['delete', 'modrule', name, '-n', namespace, '--ignore-not-found']);
+  await waitFor(
+    `rule ${namespace}/${name} loaded`,
+    () => (op.operator.store.get(namespace, name) ? true : undefined),
+    10_000,
+    50,
+  );
 }
