@@ -23,6 +23,9 @@ export const errorCatalog = {
   PATCH_PATH: { code: 'KM4004', summary: 'patch path is not a valid JSON pointer' },
 
   RULE_EVAL: { code: 'KM5001', summary: 'ModRule failed during evaluation and was skipped' },
+  WORK_LIMIT: { code: 'KM5002', summary: 'evaluation exceeded its work or time budget' },
+  DEPTH_LIMIT: { code: 'KM5003', summary: 'a value nests deeper than the engine follows' },
+  YAML_LIMIT: { code: 'KM5004', summary: 'YAML aliases expand beyond the allowed size' },
 
   INPUT_UNREADABLE: { code: 'KM6001', summary: 'input cannot be read' },
   INPUT_INVALID: { code: 'KM6002', summary: 'input is not valid' },

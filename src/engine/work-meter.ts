@@ -1,0 +1,181 @@
+import { KubemodError } from '../errors/catalog.js';
+
+/**
+ * Work limits of one evaluation. A work unit is about one value visited, or 64 bytes of string,
+ * list or map read or built; every engine path whose cost grows with its input charges units as
+ * it goes, so the cost of a request is bounded whatever the rules and the object hold.
+ */
+export interface WorkLimits {
+  /** Units one rule may spend on one request (matching, rendering and applying together). */
+  readonly ruleUnits: number;
+  /**
+   * Units all the rules of one namespace may spend together on one request. Rules of different
+   * namespaces draw on different pools, so a tenant's rules cannot use up the budget of the
+   * cluster-wide (kubemod-system) rules that also apply to its objects.
+   */
+  readonly namespaceUnits: number;
+  /** Units the work outside any rule may spend (the final diff, the dryrun YAML diff). */
+  readonly requestUnits: number;
+  /** Wall-clock backstop for one rule, in milliseconds. */
+  readonly ruleMillis: number;
+  /** Wall-clock backstop for the whole request, in milliseconds: later rules fail at once. */
+  readonly requestMillis: number;
+}
+
+/**
+ * Calibrated on a 2-core VM (BENCHMARKS.md): 200,000 units take 5–15 ms of CPU, far above what a
+ * real rule needs (a 10-rule evaluation of a 10 KB Deployment spends about 2,000).
+ */
+export const DEFAULT_WORK_LIMITS: WorkLimits = Object.freeze({
+  ruleUnits: 200_000,
+  namespaceUnits: 1_000_000,
+  requestUnits: 1_000_000,
+  ruleMillis: 50,
+  requestMillis: 250,
+});
+
+/**
+ * The deepest nesting any recursive walker of values follows (printing, comparing, copying,
+ * YAML). Deeper values are refused with DEPTH_LIMIT instead of overflowing the stack.
+ */
+export const MAX_VALUE_DEPTH = 512;
+
+/** Bytes per work unit when charging by size. */
+const BYTES_PER_UNIT = 64;
+/** Units between two looks at the clock. */
+const CLOCK_EVERY = 4096;
+
+/**
+ * Counts the work of one evaluation against its limits and throws WORK_LIMIT when a limit is
+ * passed. Exhaustion is sticky: once a rule has gone over, every further charge in it throws
+ * again, so code that catches an error and carries on cannot run on.
+ */
+export class WorkMeter {
+  private readonly limits: WorkLimits;
+  private readonly clock: () => number;
+  private readonly pools = new Map<string, number>();
+  private readonly requestDeadline: number;
+  private remaining: number;
+  private deadline: number;
+  private sinceClock = 0;
+  private scope = 'request';
+
+  constructor(limits: Partial<WorkLimits> = {}, clock: () => number = () => performance.now()) {
+    this.limits = { ...DEFAULT_WORK_LIMITS, ...limits };
+    this.clock = clock;
+    this.requestDeadline = clock() + this.limits.requestMillis;
+    this.remaining = this.limits.requestUnits;
+    this.deadline = this.requestDeadline;
+  }
+
+  /** Charges `units` of work. Hot path: one subtraction and one comparison. */
+  charge(units: number): void {
+    this.remaining -= units;
+    if (this.remaining < 0) throw this.exceeded();
+    this.sinceClock += units;
+    if (this.sinceClock >= CLOCK_EVERY) {
+      this.sinceClock = 0;
+      if (this.clock() > this.deadline) {
+        this.remaining = -1;
+        throw this.exceeded('time');
+      }
+    }
+  }
+
+  /** Charges the work of reading or building `bytes` bytes (or elements) of data. */
+  chargeBytes(bytes: number): void {
+    this.charge(Math.ceil(bytes / BYTES_PER_UNIT) + 1);
+  }
+
+  /** Units left in the current scope (a rule, or the request outside rules). */
+  get left(): number {
+    return Math.max(0, this.remaining);
+  }
+
+  /**
+   * Runs `work` as one rule of namespace `pool`: its allowance is the smaller of the per-rule
+   * limit and what the pool has left, and what it spends comes out of the pool.
+   */
+  runRule<T>(pool: string, rule: string, work: () => T): T {
+    const poolLeft = this.pools.get(pool) ?? this.limits.namespaceUnits;
+    if (poolLeft <= 0) {
+      throw new KubemodError(
+        'WORK_LIMIT',
+        `not evaluated: the rules of namespace ${pool} used up their work budget of ${String(this.limits.namespaceUnits)} units for this request`,
+      );
+    }
+    const now = this.clock();
+    if (now > this.requestDeadline) {
+      throw new KubemodError(
+        'WORK_LIMIT',
+        `not evaluated: the request used up its time budget of ${String(this.limits.requestMillis)} ms`,
+      );
+    }
+    const allowance = Math.min(this.limits.ruleUnits, poolLeft);
+    const outer = { remaining: this.remaining, deadline: this.deadline, scope: this.scope };
+    this.remaining = allowance;
+    this.deadline = Math.min(now + this.limits.ruleMillis, this.requestDeadline);
+    this.scope = rule;
+    this.sinceClock = 0;
+    try {
+      return work();
+    } finally {
+      const spent = allowance - Math.max(this.remaining, 0);
+      this.pools.set(pool, this.remaining < 0 ? 0 : poolLeft - spent);
+      this.remaining = outer.remaining;
+      this.deadline = outer.deadline;
+      this.scope = outer.scope;
+    }
+  }
+
+  private exceeded(what: 'work' | 'time' = 'work'): KubemodError {
+    const inRule = this.scope !== 'request';
+    const limit =
+      what === 'time'
+        ? `${String(inRule ? this.limits.ruleMillis : this.limits.requestMillis)} ms time budget`
+        : `${String(inRule ? this.limits.ruleUnits : this.limits.requestUnits)} unit work budget`;
+    return new KubemodError(
+      'WORK_LIMIT',
+      `${inRule ? 'rule' : 'request'} exceeded its ${limit} (the input is too large or the rule does too much work)`,
+    );
+  }
+}
+
+// The meter of the evaluation in progress. Evaluation is synchronous, so one slot is enough:
+// withMeter() sets it for the duration of a call and restores the previous one. Code that runs
+// outside any metered call (compilation, tests of single functions) charges nothing.
+let active: WorkMeter | undefined;
+
+/** Runs `work` with `meter` as the active meter. */
+export function withMeter<T>(meter: WorkMeter, work: () => T): T {
+  const previous = active;
+  active = meter;
+  try {
+    return work();
+  } finally {
+    active = previous;
+  }
+}
+
+/** The active meter, if any. */
+export function activeMeter(): WorkMeter | undefined {
+  return active;
+}
+
+/** Charges `units` to the active meter (nothing when none is active). */
+export function charge(units: number): void {
+  if (active !== undefined) active.charge(units);
+}
+
+/** Charges reading or building `bytes` bytes or elements to the active meter. */
+export function chargeBytes(bytes: number): void {
+  if (active !== undefined) active.chargeBytes(bytes);
+}
+
+/** DEPTH_LIMIT error for a walker that met a value nested deeper than MAX_VALUE_DEPTH. */
+export function depthError(what: string): KubemodError {
+  return new KubemodError(
+    'DEPTH_LIMIT',
+    `${what}: value nests deeper than ${String(MAX_VALUE_DEPTH)} levels`,
+  );
+}
