@@ -14,6 +14,7 @@ import { KubemodError } from '../errors/catalog.js';
 import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
 import { CopyOnWrite } from './copy-on-write.js';
 import { failureOf } from './rule-render.js';
+import { WorkMeter, withMeter, type WorkLimits } from './work-meter.js';
 
 export type { RuleFailure } from './rule-render.js';
 
@@ -30,6 +31,10 @@ export interface EvaluationRequest {
   readonly object: JsonObject;
   readonly syntheticRefs?: SyntheticRefs | undefined;
   readonly limits?: Partial<TemplateLimits> | undefined;
+  /** Work budget of the request (see WorkMeter); defaults to DEFAULT_WORK_LIMITS. */
+  readonly work?: Partial<WorkLimits> | undefined;
+  /** Milliseconds for the work meter's time backstop; defaults to performance.now. */
+  readonly clock?: (() => number) | undefined;
 }
 
 export interface AppliedRule {
@@ -57,6 +62,20 @@ export interface EvaluationResult {
  * and skipped; the others still apply. Pure: no I/O, the store and request are not modified.
  */
 export function evaluate(store: RuleStore, request: EvaluationRequest): EvaluationResult {
+  const meter = new WorkMeter(request.work, request.clock);
+  return withMeter(meter, () => evaluateMetered(store, request, meter));
+}
+
+/**
+ * Each rule runs under its own allowance from its namespace's pool (WorkMeter.runRule): a rule
+ * that goes over fails with WORK_LIMIT and is skipped like any failing rule; the others still
+ * apply. Work outside rules (replays, the final diff) is charged to the request.
+ */
+function evaluateMetered(
+  store: RuleStore,
+  request: EvaluationRequest,
+  meter: WorkMeter,
+): EvaluationResult {
   const original = request.object;
   const kind = typeof original.kind === 'string' ? original.kind : undefined;
   const candidates = store.candidates({
@@ -74,8 +93,12 @@ export function evaluate(store: RuleStore, request: EvaluationRequest): Evaluati
     const rendered: { rule: CompiledRule; ops: RenderedOperations }[] = [];
     for (const rule of tier) {
       try {
-        if (!rule.match.matches(state.view)) continue;
-        rendered.push({ rule, ops: renderRuleOperations(rule, state.view, context) });
+        const ops = meter.runRule(rule.namespace, rule.key, () =>
+          rule.match.matches(state.view)
+            ? renderRuleOperations(rule, state.view, context)
+            : undefined,
+        );
+        if (ops !== undefined) rendered.push({ rule, ops });
       } catch (err) {
         failures.push(failureOf(rule, err));
       }
@@ -83,7 +106,9 @@ export function evaluate(store: RuleStore, request: EvaluationRequest): Evaluati
     // Phase 2: apply them in order; a rule whose operations fail is rolled back and skipped.
     for (const { rule, ops } of rendered) {
       try {
-        state.apply(ops.operations, ops.fields);
+        meter.runRule(rule.namespace, rule.key, () => {
+          state.apply(ops.operations, ops.fields);
+        });
         applied.push({
           rule: rule.key,
           namespace: rule.namespace,
@@ -100,15 +125,18 @@ export function evaluate(store: RuleStore, request: EvaluationRequest): Evaluati
   const rejections: string[] = [];
   for (const rule of candidates) {
     if (rule.type !== 'Reject') continue;
+    let outcome: ReturnType<typeof renderRejection> | undefined;
     try {
-      if (!rule.match.matches(state.view)) continue;
+      outcome = meter.runRule(rule.namespace, rule.key, () =>
+        rule.match.matches(state.view) ? renderRejection(rule, state.view, context) : undefined,
+      );
     } catch (err) {
       failures.push(failureOf(rule, err));
       continue;
     }
-    const { text, failure } = renderRejection(rule, state.view, context);
-    rejections.push(text);
-    if (failure !== undefined) failures.push(failure);
+    if (outcome === undefined) continue;
+    rejections.push(outcome.text);
+    if (outcome.failure !== undefined) failures.push(outcome.failure);
   }
 
   const patched = state.result(applied.flatMap((a) => a.operations));
