@@ -17,23 +17,37 @@ export function directCompilers(): Compilers {
   return { select: compileSelect, regex: compileRegex, template: compileTemplate };
 }
 
-/** Compilers that intern results by source text, up to `capacity` entries per kind. */
-export function cachingCompilers(capacity = 50_000): Compilers {
+/**
+ * Compilers that intern results by source text, up to `capacity` entries and `maxSourceChars`
+ * characters of source per kind (long sources compile to large closures, so the cache is bounded
+ * by their size as well as their number; sources longer than a sixteenth of it are not kept).
+ */
+export function cachingCompilers(capacity = 50_000, maxSourceChars = 8 << 20): Compilers {
   return {
-    select: interned(compileSelect, capacity),
-    regex: interned(compileRegex, capacity),
-    template: interned(compileTemplate, capacity),
+    select: interned(compileSelect, capacity, maxSourceChars),
+    regex: interned(compileRegex, capacity, maxSourceChars),
+    template: interned(compileTemplate, capacity, maxSourceChars),
   };
 }
 
-function interned<T>(compile: (source: string) => T, capacity: number): (source: string) => T {
+function interned<T>(
+  compile: (source: string) => T,
+  capacity: number,
+  maxSourceChars: number,
+): (source: string) => T {
   const cache = new Map<string, T>();
+  let sourceChars = 0;
   return (source) => {
     const hit = cache.get(source);
     if (hit !== undefined) return hit;
     const compiled = compile(source);
-    if (cache.size >= capacity) cache.clear();
+    if (source.length > maxSourceChars / 16) return compiled;
+    if (cache.size >= capacity || sourceChars + source.length > maxSourceChars) {
+      cache.clear();
+      sourceChars = 0;
+    }
     cache.set(source, compiled);
+    sourceChars += source.length;
     return compiled;
   };
 }

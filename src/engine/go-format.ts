@@ -1,9 +1,29 @@
+import { KubemodError } from '../errors/catalog.js';
+import { charge, depthError, MAX_VALUE_DEPTH } from './work-meter.js';
+
+/** Longest text goFormat builds (in UTF-16 code units) when no work meter stops it sooner. */
+export const MAX_PRINT_LENGTH = 16 << 20;
+
 /**
  * Prints JSON values the way Go's fmt `%v` (and so text/template) prints the values that
  * encoding/json decodes into `interface{}`: numbers are float64, objects are maps with sorted keys,
  * arrays are slices. KubeMod compares matchValue against these strings and templates print them.
+ *
+ * Lists and maps are charged to the active work meter per node and per 64 bytes printed, every
+ * time a node is printed (a value that holds the same list many times pays for every copy),
+ * refused past MAX_VALUE_DEPTH levels (DEPTH_LIMIT) and past MAX_PRINT_LENGTH (WORK_LIMIT).
  */
 export function goFormat(value: unknown): string {
+  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
+    const printer = new Printer();
+    printer.print(value, 0);
+    printer.flushCharge();
+    return printer.parts.join('');
+  }
+  return goFormatScalar(value);
+}
+
+function goFormatScalar(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   switch (typeof value) {
     case 'string':
@@ -15,17 +35,70 @@ export function goFormat(value: unknown): string {
     case 'bigint':
       return value.toString();
     case 'object':
-      if (Array.isArray(value)) return `[${value.map(goFormat).join(' ')}]`;
-      if (value instanceof Date) return value.toISOString();
-      return goFormatMap(value as Record<string, unknown>);
+      return value instanceof Date ? value.toISOString() : Object.prototype.toString.call(value);
     default:
       return typeof value === 'symbol' ? value.toString() : '<func>';
   }
 }
 
-function goFormatMap(map: Record<string, unknown>): string {
-  const keys = Object.keys(map).sort(compareGoStrings);
-  return `map[${keys.map((k) => `${k}:${goFormat(map[k])}`).join(' ')}]`;
+/** Bytes of output between two charges (one unit per 64 bytes, as chargeBytes counts). */
+const CHARGE_EVERY = 4096;
+
+/** Prints one composite value into `parts`; recursion is bounded by MAX_VALUE_DEPTH. */
+class Printer {
+  readonly parts: string[] = [];
+  private length = 0;
+  private uncharged = 0;
+
+  print(value: unknown, depth: number): void {
+    if (typeof value !== 'object' || value === null || value instanceof Date) {
+      this.write(goFormatScalar(value));
+      return;
+    }
+    if (depth >= MAX_VALUE_DEPTH) throw depthError('printing a value');
+    charge(1);
+    if (Array.isArray(value)) {
+      this.write('[');
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) this.write(' ');
+        this.print(value[i], depth + 1);
+      }
+      this.write(']');
+      return;
+    }
+    const map = value as Record<string, unknown>;
+    const keys = Object.keys(map);
+    charge(1 + keys.length);
+    keys.sort(compareGoStrings);
+    this.write('map[');
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      if (i > 0) this.write(' ');
+      this.write(key);
+      this.write(':');
+      this.print(map[key], depth + 1);
+    }
+    this.write(']');
+  }
+
+  /** Charges whatever output has not been charged yet. */
+  flushCharge(): void {
+    if (this.uncharged > 0) charge(Math.ceil(this.uncharged / 64));
+    this.uncharged = 0;
+  }
+
+  private write(text: string): void {
+    this.length += text.length;
+    if (this.length > MAX_PRINT_LENGTH) {
+      throw new KubemodError(
+        'WORK_LIMIT',
+        `printing a value: the text would exceed ${String(MAX_PRINT_LENGTH)} characters`,
+      );
+    }
+    this.parts.push(text);
+    this.uncharged += text.length;
+    if (this.uncharged >= CHARGE_EVERY) this.flushCharge();
+  }
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;

@@ -1,5 +1,7 @@
 import RE2 from 're2';
 import { KubemodError } from '../errors/catalog.js';
+import { MAX_PATTERN_COST, patternCost } from './regex-cost.js';
+import { charge } from './work-meter.js';
 
 /**
  * Regular expressions with RE2 syntax and semantics (as Go's regexp), matched in linear time.
@@ -23,6 +25,9 @@ export const MAX_PATTERN_LENGTH = 16_384;
 const TEST_MEMO_SIZE = 128;
 const TEST_MEMO_MAX_INPUT = 256;
 
+/** Work units per unit of estimated pattern cost (see patternCost), charged per compilation. */
+export const REGEX_COST_UNITS = 20;
+
 export function compileRegex(pattern: string): GoRegex {
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new KubemodError(
@@ -30,6 +35,15 @@ export function compileRegex(pattern: string): GoRegex {
       `regular expression is ${pattern.length} characters long, over the ${MAX_PATTERN_LENGTH} limit`,
     );
   }
+  const cost = patternCost(pattern);
+  if (cost > MAX_PATTERN_COST) {
+    throw new KubemodError(
+      'REGEX_INVALID',
+      `regular expression is too complex to compile: about ${String(cost)} units of program (repetition counts and Unicode classes multiply), over the ${String(MAX_PATTERN_COST)} limit`,
+    );
+  }
+  // About the microseconds RE2 takes to compile it (the worst accepted pattern, ~40 ms).
+  charge(cost * REGEX_COST_UNITS);
   // Compiled here so an invalid pattern is refused when the rule is loaded, then dropped: the
   // program (~3 KB of native memory per regex) is built again on first use, so memory follows the
   // regexes requests actually reach, not every regex of every loaded rule.

@@ -14,6 +14,7 @@ import type { CompiledTemplate } from './template/index.js';
 import type { GoRegex } from './regex.js';
 import { literalKinds, captureCount } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
+import { WorkMeter, withMeter } from './work-meter.js';
 
 /** Namespace whose ModRules are cluster-wide, as in KubeMod. */
 export const DEFAULT_CLUSTER_NAMESPACE = 'kubemod-system';
@@ -70,13 +71,33 @@ export class RuleCompileError extends Error {
  */
 export function compileRule(
   modRule: DefaultedModRule,
-  options: {
-    clusterNamespace?: string | undefined;
-    defaultNamespace?: string | undefined;
-    /** Shared (interning) compilers; see cachingCompilers. */
-    compilers?: Compilers | undefined;
-  } = {},
+  options: CompileRuleOptions = {},
 ): CompiledRule {
+  // Compilation runs on the webhook's event loop (validation, rule sync, dryrun), so it has a
+  // budget too: regexes and templates charge about a microsecond of work per unit (their
+  // compilation, and the first-render build of templates), sticky once over.
+  const meter = new WorkMeter(
+    { requestUnits: RULE_COMPILE_UNITS, requestMillis: 60_000 },
+    undefined,
+    'ModRule compilation',
+  );
+  return withMeter(meter, () => compileMetered(modRule, options));
+}
+
+/**
+ * Work units one ModRule may spend to compile: about 150 ms on a 2-core VM, far more than real
+ * rules need (a sidecar rule spends a few thousand), so that no rule can stall the webhook.
+ */
+export const RULE_COMPILE_UNITS = 150_000;
+
+export interface CompileRuleOptions {
+  readonly clusterNamespace?: string | undefined;
+  readonly defaultNamespace?: string | undefined;
+  /** Shared (interning) compilers; see cachingCompilers. */
+  readonly compilers?: Compilers | undefined;
+}
+
+function compileMetered(modRule: DefaultedModRule, options: CompileRuleOptions): CompiledRule {
   const compilers = options.compilers ?? directCompilers();
   const clusterNamespace = options.clusterNamespace ?? DEFAULT_CLUSTER_NAMESPACE;
   const namespace = modRule.metadata.namespace ?? options.defaultNamespace ?? 'default';
@@ -92,6 +113,16 @@ export function compileRule(
       }
       if (err instanceof KubemodError) {
         errors.push(toFieldError(err, field));
+        return undefined;
+      }
+      // Last resort: a compiler that overflowed the stack or built a string past V8's limit
+      // makes this field invalid, never the whole request or process.
+      if (err instanceof RangeError) {
+        const tooLarge = new KubemodError(
+          'EXPR_LIMIT',
+          `too large or too deeply nested to compile (${err.message})`,
+        );
+        errors.push(toFieldError(tooLarge, field ?? 'spec.match'));
         return undefined;
       }
       throw err;

@@ -1,3 +1,5 @@
+import { charge } from './work-meter.js';
+
 /**
  * Sorts strings in place in UTF-16 code unit order, as `Array.prototype.sort()` does. Object
  * members are few, so an insertion sort, which allocates nothing, beats the built-in sort and its
@@ -17,7 +19,12 @@ export function sortStrings(keys: string[]): string[] {
   return keys;
 }
 
-/** The own enumerable member names of an object, sorted (Go's map order for ASCII keys). */
+/**
+ * The own enumerable member names of an object, sorted (Go's map order for ASCII keys). Charges
+ * the active work meter one unit per key.
+ */
 export function sortedKeys(object: object): string[] {
-  return sortStrings(Object.keys(object));
+  const keys = Object.keys(object);
+  charge(keys.length);
+  return sortStrings(keys);
 }

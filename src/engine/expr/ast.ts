@@ -53,3 +53,46 @@ export type Step =
 export function isMultiStep(step: Step): boolean {
   return step.type !== 'member' && step.type !== 'index';
 }
+
+/**
+ * The size of an expression: its nodes plus the steps of its paths, counted without recursion.
+ * Evaluating an expression once costs work in proportion to this (apart from the data it walks,
+ * which the walkers charge themselves), so filters charge it for every element they test.
+ */
+export function exprWeight(expr: Expr): number {
+  let weight = 0;
+  const pending: Expr[] = [expr];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    weight++;
+    switch (next.type) {
+      case 'literal':
+        break;
+      case 'array':
+        for (const item of next.items) pending.push(item);
+        break;
+      case 'object':
+        for (const [, value] of next.entries) pending.push(value);
+        break;
+      case 'path':
+        weight += next.steps.length;
+        for (const step of next.steps) {
+          const inner = step.type === 'descend' ? step.then : step;
+          if (inner.type === 'filter') pending.push(inner.predicate);
+        }
+        break;
+      case 'unary':
+        pending.push(next.operand);
+        break;
+      case 'binary':
+        pending.push(next.left, next.right);
+        break;
+      case 'ternary':
+        pending.push(next.test, next.then, next.otherwise);
+        break;
+      case 'call':
+        for (const arg of next.args) pending.push(arg);
+        break;
+    }
+  }
+  return weight;
+}

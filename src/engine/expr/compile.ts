@@ -1,10 +1,14 @@
-import type { BinaryOp, Expr, Step } from './ast.js';
+import { exprWeight, type BinaryOp, type Expr, type Step } from './ast.js';
 import { builtinFunctions, type BuiltinFunction } from './functions.js';
-import { compilePath, type CompiledPath, type Predicate } from './path.js';
+import { compilePath, type CompiledPath, type Filter } from './path.js';
 import { DateValue, deepEqual, isObject, typeName } from './values.js';
 import { compileRegex, RegexCache, type GoRegex } from '../regex.js';
 import { goFormat } from '../go-format.js';
+import { charge, chargeBytes } from '../work-meter.js';
 import { KubemodError } from '../../errors/catalog.js';
+
+/** Longest string the `+` operator builds (1 MiB of UTF-16 code units). */
+export const MAX_STRING_LENGTH = 1 << 20;
 
 /** What an expression sees: the document root (`$`) and the element a filter is looking at (`@`). */
 export interface Scope {
@@ -42,11 +46,17 @@ class Compiler {
       }
       case 'array': {
         const items = expr.items.map((item) => this.compile(item));
-        return (scope) => items.map((item) => item(scope));
+        return (scope) => {
+          charge(items.length);
+          return items.map((item) => item(scope));
+        };
       }
       case 'object': {
         const entries = expr.entries.map(([key, value]) => [key, this.compile(value)] as const);
-        return (scope) => Object.fromEntries(entries.map(([key, value]) => [key, value(scope)]));
+        return (scope) => {
+          charge(entries.length);
+          return Object.fromEntries(entries.map(([key, value]) => [key, value(scope)]));
+        };
       }
       case 'path':
         return this.compilePathExpr(expr);
@@ -68,12 +78,15 @@ class Compiler {
   pathOf(expr: Expr & { type: 'path' }): CompiledPath {
     const cached = this.paths.get(expr);
     if (cached !== undefined) return cached;
-    const predicates = new Map<Step, Predicate>();
+    const filters = new Map<Step, Filter>();
     collectFilters(expr.steps, (step, predicate) => {
       const test = this.compile(predicate);
-      predicates.set(step, (current, root) => test({ root, current }) === true);
+      filters.set(step, {
+        test: (current, root) => test({ root, current }) === true,
+        weight: exprWeight(predicate),
+      });
     });
-    const compiled = compilePath(expr.steps, predicates);
+    const compiled = compilePath(expr.steps, filters);
     this.paths.set(expr, compiled);
     return compiled;
   }
@@ -157,7 +170,9 @@ class Compiler {
           const haystack = right(scope);
           if (needle === undefined || haystack === undefined) return false;
           if (!Array.isArray(haystack)) throw operandError('in', haystack, 'an array on its right');
-          return haystack.some((item) => deepEqual(needle, item));
+          charge(1 + haystack.length);
+          for (const item of haystack) if (deepEqual(needle, item)) return true;
+          return false;
         };
       case '+':
       case '-':
@@ -218,6 +233,8 @@ function regexOperator(
     const value = left(scope);
     if (value === undefined) return false;
     const text = typeof value === 'string' ? value : goFormat(value);
+    // RE2 matches in linear time: charge the input it reads.
+    chargeBytes(text.length);
     const matched = regexOf(scope).test(text);
     return op === '=~' ? matched : !matched;
   };
@@ -265,10 +282,23 @@ function arithmetic(op: '+' | '-' | '*' | '/' | '%', a: unknown, b: unknown): un
     !isObject(a) &&
     !isObject(b)
   ) {
-    return goFormat(a) + goFormat(b);
+    return concatenate(goFormat(a), goFormat(b));
   }
   throw new KubemodError(
     'EXPR_TYPE',
     `operator ${op} cannot combine ${typeName(a)} and ${typeName(b)}`,
   );
+}
+
+/** String `+`: charged by the length built, and refused past MAX_STRING_LENGTH. */
+function concatenate(a: string, b: string): string {
+  const length = a.length + b.length;
+  if (length > MAX_STRING_LENGTH) {
+    throw new KubemodError(
+      'EXPR_LIMIT',
+      `operator + would build a string of ${String(length)} characters, over the ${String(MAX_STRING_LENGTH)} limit`,
+    );
+  }
+  chargeBytes(length);
+  return a + b;
 }

@@ -61,10 +61,20 @@ const PUNCTUATION: Readonly<Record<string, TokenKind>> = {
   ':': 'colon',
 };
 
+/** Longest part of a select expression quoted in an error message. */
+const QUOTED_SOURCE_LENGTH = 200;
+
+/** The expression as error messages quote it: in JSON quotes, long ones cut short. */
+export function quoteSource(source: string): string {
+  return source.length > QUOTED_SOURCE_LENGTH
+    ? `${JSON.stringify(source.slice(0, QUOTED_SOURCE_LENGTH))}…`
+    : JSON.stringify(source);
+}
+
 export function syntaxError(source: string, pos: number, reason: string): KubemodError {
   return new KubemodError(
     'EXPR_SYNTAX',
-    `invalid select expression ${JSON.stringify(source)} at position ${pos}: ${reason}`,
+    `invalid select expression ${quoteSource(source)} at position ${String(pos)}: ${reason}`,
   );
 }
 

@@ -4,8 +4,14 @@ import { KubemodError } from '../../errors/catalog.js';
 
 /** Longest select expression accepted. */
 export const MAX_SOURCE_LENGTH = 16_384;
-/** Deepest nesting of sub-expressions accepted (keeps the recursive evaluator far from stack limits). */
-export const MAX_DEPTH = 64;
+/**
+ * Deepest syntax tree accepted, counting every level of the tree that results: each operator of a
+ * flat chain such as `1+1+1` or `a || b || c` adds one (they nest to the left), and so does each
+ * unary operator, function call, array or object literal, filter and pair of parentheses. Compiling
+ * and evaluating recurse once per level, so this keeps them far from the stack limit (a tree at the
+ * limit uses a few percent of Node's default stack) while leaving room for any real rule.
+ */
+export const MAX_DEPTH = 256;
 
 /** Binding power of each binary operator; the ternary `? :` binds loosest. */
 const BINARY_POWER: Readonly<Record<string, number>> = {
@@ -46,7 +52,10 @@ export function parseExpression(source: string): Expr {
 
 class Parser {
   private pos = 0;
+  /** Current recursion depth of parseExpr (parentheses count here, not in the tree). */
   private depth = 0;
+  /** Height of every node above a leaf (leaves are height 1 and not recorded). */
+  private readonly heights = new Map<Expr, number>();
 
   constructor(
     private readonly source: string,
@@ -83,10 +92,29 @@ class Parser {
     return syntaxError(this.source, token.pos, reason);
   }
 
+  private tooDeep(token: Token): KubemodError {
+    return this.error(
+      token,
+      `expression nests deeper than ${String(MAX_DEPTH)} levels (each operator of a chain, unary operator, call, array, object, filter and parenthesis counts as one)`,
+    );
+  }
+
+  private heightOf(expr: Expr): number {
+    return this.heights.get(expr) ?? 1;
+  }
+
+  /** Records the height of a node built over `children`, refusing trees deeper than MAX_DEPTH. */
+  private node<T extends Expr>(expr: T, children: readonly Expr[], at: Token, extra = 0): T {
+    let height = 0;
+    for (const child of children) height = Math.max(height, this.heightOf(child));
+    height += 1 + extra;
+    if (height > MAX_DEPTH) throw this.tooDeep(at);
+    if (height > 1) this.heights.set(expr, height);
+    return expr;
+  }
+
   private parseExpr(minPower: number): Expr {
-    if (++this.depth > MAX_DEPTH) {
-      throw this.error(this.peek(), `expression nests deeper than ${MAX_DEPTH} levels`);
-    }
+    if (++this.depth > MAX_DEPTH) throw this.tooDeep(this.peek());
     let left = this.parseUnary();
     for (;;) {
       const token = this.peek();
@@ -96,7 +124,11 @@ class Parser {
         const then = this.parseExpr(0);
         this.expect('colon', '":" of the ternary operator');
         const otherwise = this.parseExpr(TERNARY_POWER);
-        left = { type: 'ternary', test: left, then, otherwise };
+        left = this.node(
+          { type: 'ternary', test: left, then, otherwise },
+          [left, then, otherwise],
+          token,
+        );
         continue;
       }
       const op = binaryOperator(token);
@@ -105,7 +137,7 @@ class Parser {
       if (power <= minPower) break;
       this.next();
       const right = this.parseExpr(power);
-      left = { type: 'binary', op, left, right };
+      left = this.node({ type: 'binary', op, left, right }, [left, right], token);
     }
     this.depth--;
     return left;
@@ -119,7 +151,7 @@ class Parser {
       if (token.text === '-' && operand.type === 'literal' && typeof operand.value === 'number') {
         return { type: 'literal', value: -operand.value };
       }
-      return { type: 'unary', op: token.text, operand };
+      return this.node({ type: 'unary', op: token.text, operand }, [operand], token);
     }
     return this.parsePrimary();
   }
@@ -132,18 +164,19 @@ class Parser {
       case 'string':
         return { type: 'literal', value: String(token.value) };
       case 'root':
-        return { type: 'path', root: 'root', steps: this.parseSteps() };
       case 'current':
-        return { type: 'path', root: 'current', steps: this.parseSteps() };
+        return this.parsePath(token);
       case 'lparen': {
         const inner = this.parseExpr(0);
         this.expect('rparen', '")"');
         return inner;
       }
-      case 'lbracket':
-        return { type: 'array', items: this.parseList('rbracket', ']') };
+      case 'lbracket': {
+        const items = this.parseList('rbracket', ']');
+        return this.node({ type: 'array', items }, items, token);
+      }
       case 'lbrace':
-        return this.parseObject();
+        return this.parseObject(token);
       case 'ident':
         return this.parseIdentifier(token);
       default:
@@ -168,7 +201,8 @@ class Parser {
       );
     }
     this.next();
-    return { type: 'call', name: token.text, args: this.parseList('rparen', ')') };
+    const args = this.parseList('rparen', ')');
+    return this.node({ type: 'call', name: token.text, args }, args, token);
   }
 
   private parseList(close: TokenKind, closeText: string): Expr[] {
@@ -186,7 +220,7 @@ class Parser {
     }
   }
 
-  private parseObject(): Expr {
+  private parseObject(open: Token): Expr {
     const entries: [string, Expr][] = [];
     if (this.peek().kind === 'rbrace') {
       this.next();
@@ -199,10 +233,30 @@ class Parser {
       this.expect('colon', '":" after the object key');
       entries.push([key.kind === 'string' ? String(key.value) : key.text, this.parseExpr(0)]);
       const token = this.next();
-      if (token.kind === 'rbrace') return { type: 'object', entries };
+      if (token.kind === 'rbrace') {
+        const values = entries.map(([, value]) => value);
+        return this.node({ type: 'object', entries }, values, open);
+      }
       if (token.kind !== 'comma')
         throw this.error(token, `expected "," or "}" but found ${describe(token)}`);
     }
+  }
+
+  /** A path; each filter in it adds its predicate's height plus one level for the filter. */
+  private parsePath(token: Token): Expr {
+    const steps = this.parseSteps();
+    const predicates: Expr[] = [];
+    for (const step of steps) {
+      const inner = step.type === 'descend' ? step.then : step;
+      if (inner.type === 'filter') predicates.push(inner.predicate);
+    }
+    const root = token.kind === 'root' ? 'root' : 'current';
+    return this.node(
+      { type: 'path', root, steps },
+      predicates,
+      token,
+      predicates.length > 0 ? 1 : 0,
+    );
   }
 
   private parseSteps(): Step[] {

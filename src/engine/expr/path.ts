@@ -1,7 +1,9 @@
 import type { Step } from './ast.js';
 import { isMultiStep } from './ast.js';
+import { pointerOf, walkDescendants } from './descend.js';
 import { hasOwn, isObject } from './values.js';
 import { sortedKeys } from '../sort-strings.js';
+import { charge, chargeBytes } from '../work-meter.js';
 
 /** A position reached while walking a path: the value there and, when asked for, the captured keys. */
 export interface Cursor {
@@ -18,6 +20,12 @@ export interface PathResult {
 /** Evaluates a filter predicate with `@` bound to the candidate element. */
 export type Predicate = (current: unknown, root: unknown) => boolean;
 
+/** A compiled filter: its test and the work units one test costs (the size of its predicate). */
+export interface Filter {
+  readonly test: Predicate;
+  readonly weight: number;
+}
+
 export interface CompiledPath {
   /** True when a step can select more than one value (wildcard, filter, union, slice, `..`). */
   readonly multi: boolean;
@@ -31,12 +39,16 @@ type StepRunner = (cursor: Cursor, out: Cursor[], capture: boolean, root: unknow
 
 const NO_CAPTURES: readonly (string | number)[] = [];
 
+/**
+ * Compiles the steps of a path. Every step that can select many values charges the active work
+ * meter per value it looks at, so a walk costs units in proportion to the data it touches.
+ */
 export function compilePath(
   steps: readonly Step[],
-  predicates: ReadonlyMap<Step, Predicate>,
+  filters: ReadonlyMap<Step, Filter>,
 ): CompiledPath {
   const multi = steps.some(isMultiStep);
-  const runners = steps.map((step) => compileStep(step, predicates));
+  const runners = steps.map((step) => compileStep(step, filters));
   const plain = steps.map((step) =>
     step.type === 'member' ? step.name : step.type === 'index' ? step.index : null,
   );
@@ -99,7 +111,7 @@ function extend(
  * Each runner appends the cursors a step selects from one input cursor, and returns false when a
  * single-valued step found nothing there (an `undefined` element).
  */
-function compileStep(step: Step, predicates: ReadonlyMap<Step, Predicate>): StepRunner {
+function compileStep(step: Step, filters: ReadonlyMap<Step, Filter>): StepRunner {
   switch (step.type) {
     case 'member':
       return (cursor, out) => {
@@ -117,13 +129,23 @@ function compileStep(step: Step, predicates: ReadonlyMap<Step, Predicate>): Step
       };
     case 'wildcard':
       return (cursor, out, capture) => {
-        eachChild(cursor.value, (key, value) =>
-          out.push({ value, captures: extend(cursor, key, capture) }),
-        );
+        const value = cursor.value;
+        if (Array.isArray(value)) {
+          charge(1 + value.length);
+          for (let i = 0; i < value.length; i++) {
+            out.push({ value: value[i] as unknown, captures: extend(cursor, i, capture) });
+          }
+        } else if (isObject(value)) {
+          const keys = sortedKeys(value);
+          charge(1);
+          for (const key of keys)
+            out.push({ value: value[key], captures: extend(cursor, key, capture) });
+        }
         return true;
       };
     case 'union':
       return (cursor, out, capture) => {
+        charge(step.keys.length);
         let complete = true;
         for (const key of step.keys) {
           const value =
@@ -135,88 +157,96 @@ function compileStep(step: Step, predicates: ReadonlyMap<Step, Predicate>): Step
       };
     case 'slice':
       return (cursor, out, capture) => {
-        if (Array.isArray(cursor.value)) {
-          for (const i of sliceIndexes(cursor.value.length, step.start, step.end, step.step)) {
-            out.push({ value: cursor.value[i] as unknown, captures: extend(cursor, i, capture) });
-          }
+        const value = cursor.value;
+        if (Array.isArray(value)) {
+          eachSliceIndex(value.length, step.start, step.end, step.step, (i) => {
+            out.push({ value: value[i] as unknown, captures: extend(cursor, i, capture) });
+          });
         }
         return true;
       };
-    case 'filter': {
-      const predicate = predicates.get(step);
-      if (predicate === undefined) throw new Error('filter predicate was not compiled');
-      return (cursor, out, capture, root) => {
-        eachChild(cursor.value, (key, value) => {
-          if (predicate(value, root)) out.push({ value, captures: extend(cursor, key, capture) });
-        });
-        return true;
-      };
-    }
-    case 'descend': {
-      const then = compileStep(step.then, predicates);
-      return (cursor, out, capture, root) => {
-        descendants(cursor.value, (value, segments) => {
-          const captures = capture
-            ? [...cursor.captures, segments.map(escapePointer).join('/')]
-            : NO_CAPTURES;
-          then({ value, captures }, out, capture, root);
-        });
-        return true;
-      };
-    }
+    case 'filter':
+      return filterRunner(filterOf(step, filters));
+    case 'descend':
+      return descendRunner(compileStep(step.then, filters));
   }
 }
 
-function eachChild(value: unknown, visit: (key: string | number, child: unknown) => void): void {
-  if (Array.isArray(value)) {
-    value.forEach((child: unknown, i) => {
-      visit(i, child);
+function filterOf(step: Step, filters: ReadonlyMap<Step, Filter>): Filter {
+  const filter = filters.get(step);
+  if (filter === undefined) throw new Error('filter predicate was not compiled');
+  return filter;
+}
+
+/** Tests every child; each test is charged by the size of the predicate it runs. */
+function filterRunner(filter: Filter): StepRunner {
+  const { test, weight } = filter;
+  return (cursor, out, capture, root) => {
+    const value = cursor.value;
+    if (Array.isArray(value)) {
+      charge(1 + value.length * weight);
+      for (let i = 0; i < value.length; i++) {
+        const child: unknown = value[i];
+        if (test(child, root)) out.push({ value: child, captures: extend(cursor, i, capture) });
+      }
+    } else if (isObject(value)) {
+      const keys = sortedKeys(value);
+      charge(1 + keys.length * weight);
+      for (const key of keys) {
+        const child = value[key];
+        if (test(child, root)) out.push({ value: child, captures: extend(cursor, key, capture) });
+      }
+    }
+    return true;
+  };
+}
+
+/**
+ * `..step`: runs `then` on the start value and on every object and array below it. The capture
+ * of a result is the pointer to the node `then` ran on, built only for nodes where `then`
+ * selected something, and charged by its length.
+ */
+function descendRunner(then: StepRunner): StepRunner {
+  return (cursor, out, capture, root) => {
+    walkDescendants(cursor.value, (frame) => {
+      if (!capture) {
+        then({ value: frame.value, captures: NO_CAPTURES }, out, false, root);
+        return;
+      }
+      const before = out.length;
+      then({ value: frame.value, captures: NO_CAPTURES }, out, true, root);
+      if (out.length === before) return;
+      const pointer = pointerOf(frame);
+      chargeBytes((out.length - before) * (pointer.length + 8));
+      for (let i = before; i < out.length; i++) {
+        const found = out[i] as Cursor;
+        out[i] = { value: found.value, captures: [...cursor.captures, pointer, ...found.captures] };
+      }
     });
-  } else if (isObject(value)) {
-    for (const key of sortedKeys(value)) visit(key, value[key]);
-  }
+    return true;
+  };
 }
 
-/** Visits a value and every value below it, depth first, with the keys leading there. */
-function descendants(
-  root: unknown,
-  visit: (value: unknown, segments: readonly (string | number)[]) => void,
+/** Calls `visit` with each index a slice selects, in order; charged per index before any work. */
+function eachSliceIndex(
+  length: number,
+  start: number | undefined,
+  end: number | undefined,
+  step: number | undefined,
+  visit: (index: number) => void,
 ): void {
-  const stack: { value: unknown; segments: (string | number)[] }[] = [
-    { value: root, segments: [] },
-  ];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (item === undefined) break;
-    visit(item.value, item.segments);
-    const children: { value: unknown; segments: (string | number)[] }[] = [];
-    eachChild(item.value, (key, child) => {
-      if (typeof child === 'object' && child !== null)
-        children.push({ value: child, segments: [...item.segments, key] });
-    });
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i];
-      if (child !== undefined) stack.push(child);
-    }
-  }
-}
-
-function escapePointer(segment: string | number): string {
-  return String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-function sliceIndexes(length: number, start?: number, end?: number, step = 1): number[] {
+  const by = step ?? 1;
   const clamp = (n: number, low: number, high: number): number => Math.min(Math.max(n, low), high);
   const norm = (n: number): number => (n < 0 ? n + length : n);
-  const out: number[] = [];
-  if (step > 0) {
+  if (by > 0) {
     const from = clamp(norm(start ?? 0), 0, length);
     const to = clamp(norm(end ?? length), 0, length);
-    for (let i = from; i < to; i += step) out.push(i);
+    charge(1 + Math.max(0, Math.ceil((to - from) / by)));
+    for (let i = from; i < to; i += by) visit(i);
   } else {
     const from = clamp(norm(start ?? length - 1), -1, length - 1);
     const to = clamp(end === undefined ? -1 : norm(end), -1, length - 1);
-    for (let i = from; i > to; i += step) out.push(i);
+    charge(1 + Math.max(0, Math.ceil((from - to) / -by)));
+    for (let i = from; i > to; i += by) visit(i);
   }
-  return out;
 }

@@ -243,7 +243,7 @@ describe('select language: compile errors are catalogued with a position', () =>
 
 describe('select language: resource limits', () => {
   it('refuses expressions nested deeper than the limit', () => {
-    expect(() => compileSelect('('.repeat(200) + '1' + ')'.repeat(200))).toThrow(
+    expect(() => compileSelect('('.repeat(300) + '1' + ')'.repeat(300))).toThrow(
       'nests deeper than',
     );
   });

@@ -1,6 +1,7 @@
 import type { Expr } from './ast.js';
 import { compileExpression, type CompiledExpression } from './compile.js';
 import { parseExpression } from './parser.js';
+import { quoteSource } from './lexer.js';
 import { KubemodError } from '../../errors/catalog.js';
 
 /** What a select yields for matching: a single boolean decides on its own; otherwise a value list. */
@@ -32,12 +33,28 @@ export interface CompiledSelect {
 
 /**
  * Parses and compiles a select expression once. Throws a catalogued KubemodError (EXPR_SYNTAX,
- * EXPR_FUNCTION or REGEX_INVALID) when the expression cannot be compiled. Evaluation throws only
- * EXPR_TYPE errors (e.g. `&&` applied to a string), which make the rule fail for that request.
+ * EXPR_FUNCTION, EXPR_LIMIT or REGEX_INVALID) when the expression cannot be compiled, and nothing
+ * else. Evaluation throws only catalogued errors: EXPR_TYPE (e.g. `&&` applied to a string),
+ * EXPR_LIMIT, WORK_LIMIT or DEPTH_LIMIT, which make the rule fail for that request.
  */
 export function compileSelect(source: string): CompiledSelect {
-  const ast = parseExpression(source);
-  const compiled = compileExpression(ast);
+  let ast: Expr;
+  let compiled: CompiledExpression;
+  try {
+    ast = parseExpression(source);
+    compiled = compileExpression(ast);
+  } catch (err) {
+    // The parser bounds nesting, so this is a last resort: never let a stack overflow escape.
+    if (err instanceof RangeError) {
+      throw new KubemodError(
+        'EXPR_LIMIT',
+        `select ${quoteSource(source)} is too large or too deeply nested to compile`,
+        undefined,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
   return {
     source,
     ast,
@@ -103,17 +120,16 @@ function itemsOf(compiled: CompiledExpression, root: unknown): SelectItem[] {
 /** Evaluation must never throw anything but a catalogued error, whatever the document holds. */
 function guarded(source: string, err: unknown): unknown {
   if (err instanceof KubemodError) {
-    return new KubemodError(
-      err.kind,
-      `select ${JSON.stringify(source)}: ${err.message}`,
-      undefined,
-      { cause: err },
-    );
+    // Keeps the kind: WORK_LIMIT and DEPTH_LIMIT stay what they are.
+    return new KubemodError(err.kind, `select ${quoteSource(source)}: ${err.message}`, undefined, {
+      cause: err,
+    });
   }
   if (err instanceof RangeError) {
+    // A stack overflow or a string past V8's maximum length.
     return new KubemodError(
       'EXPR_LIMIT',
-      `select ${JSON.stringify(source)}: evaluation too deep`,
+      `select ${quoteSource(source)}: evaluation too deep or too large (${err.message})`,
       undefined,
       { cause: err },
     );

@@ -69,6 +69,14 @@ function atField<T>(field: string, compile: () => T): T {
     return compile();
   } catch (err) {
     if (err instanceof KubemodError) throw err.atField(field);
+    // Last resort (the compilers bound their own nesting): a stack overflow is this field's error.
+    if (err instanceof RangeError) {
+      throw new KubemodError(
+        'EXPR_LIMIT',
+        `too large or too deeply nested to compile (${err.message})`,
+        field,
+      );
+    }
     throw err;
   }
 }
