@@ -56,8 +56,10 @@ describe('evaluate', () => {
     const result = evaluate(store, { operation: 'CREATE', namespace: 'a', object: pod });
     expect(performance.now() - started).toBeLessThan(2000);
     expect(result.failures).toEqual([
-      expect.objectContaining({ rule: 'a/bomb', field: 'spec.patch[0].value', code: 'KM3003' }),
+      expect.objectContaining({ rule: 'a/bomb', field: 'spec.patch[0].value' }),
     ]);
+    // The output limit (KM3003), or the rule's work budget (KM5002) on a slow machine.
+    expect(['KM3003', 'KM5002']).toContain(result.failures[0]?.code);
     expect(result.patch).toEqual([{ op: 'add', path: '/metadata/labels', value: { ok: 'fine' } }]);
   });
 

@@ -33,11 +33,7 @@ export function renderRuleOperations(
   const operations: JsonPatchOperation[] = [];
   const fields: string[] = [];
   for (const op of rule.patch) {
-    try {
-      renderOperation(op, target, context, operations);
-    } catch (err) {
-      throw err instanceof KubemodError ? err.atField(fieldOf(err, op)) : err;
-    }
+    renderOperation(op, target, context, operations);
     while (fields.length < operations.length) fields.push(op.field);
   }
   return { operations, fields };
@@ -49,10 +45,13 @@ export interface RenderedOperations {
   readonly fields: readonly string[];
 }
 
-function fieldOf(err: KubemodError, op: CompiledPatchOperation): string {
-  if (err.kind.startsWith('TEMPLATE') || err.kind === 'PATCH_VALUE') return `${op.field}.value`;
-  if (err.kind.startsWith('EXPR')) return `${op.field}.select`;
-  return `${op.field}.path`;
+/** Runs one stage of an operation; an error is reported at the field of that stage. */
+function atStage<T>(field: string, stage: 'select' | 'path' | 'value', work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw err instanceof KubemodError ? err.atField(`${field}.${stage}`) : err;
+  }
 }
 
 function renderOperation(
@@ -61,29 +60,35 @@ function renderOperation(
   context: RenderContext,
   out: JsonPatchOperation[],
 ): void {
+  const select = op.select;
   const items =
-    op.select === undefined ? [{ value: undefined, keyParts: [] }] : op.select.items(target);
+    select === undefined
+      ? [{ value: undefined, keyParts: [] }]
+      : atStage(op.field, 'select', () => select.items(target));
   for (const item of items) {
-    const path = op.path.render(item.keyParts);
+    const path = atStage(op.field, 'path', () => op.path.render(item.keyParts));
     if (op.op === 'remove') {
       out.push({ op: 'remove', path });
       continue;
     }
+    const template = op.value;
     let value: JsonValue = null;
-    if (op.value !== undefined) {
-      value = op.value.isStatic
-        ? op.parseValue(op.value.source)
-        : op.parseValue(
-            op.value.render(
-              {
-                Target: target,
-                Namespace: context.namespace,
-                SelectedItem: item.value,
-                SelectKeyParts: item.keyParts,
-              },
-              context.limits,
+    if (template !== undefined) {
+      value = atStage(op.field, 'value', () =>
+        template.isStatic
+          ? op.parseValue(template.source)
+          : op.parseValue(
+              template.render(
+                {
+                  Target: target,
+                  Namespace: context.namespace,
+                  SelectedItem: item.value,
+                  SelectKeyParts: item.keyParts,
+                },
+                context.limits,
+              ),
             ),
-          );
+      );
     }
     out.push({ op: op.op, path, value });
   }
@@ -111,14 +116,21 @@ export function renderRejection(
   }
 }
 
+/** Longest failure message kept: messages can quote rule or request text, which may be huge. */
+export const MAX_FAILURE_MESSAGE = 1024;
+
 export function failureOf(rule: CompiledRule, err: unknown): RuleFailure {
   const known = err instanceof KubemodError;
+  const message = known ? err.rawMessage() : err instanceof Error ? err.message : String(err);
   return {
     rule: rule.key,
     namespace: rule.namespace,
     name: rule.name,
     field: known ? err.field : undefined,
     code: known ? err.code : errorCatalog.RULE_EVAL.code,
-    message: known ? err.rawMessage() : err instanceof Error ? err.message : String(err),
+    message:
+      message.length <= MAX_FAILURE_MESSAGE
+        ? message
+        : `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…`,
   };
 }

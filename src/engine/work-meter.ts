@@ -54,13 +54,20 @@ export class WorkMeter {
   private readonly limits: WorkLimits;
   private readonly clock: () => number;
   private readonly pools = new Map<string, number>();
-  private readonly requestDeadline: number;
+  private requestDeadline: number;
   private remaining: number;
   private deadline: number;
   private sinceClock = 0;
   private scope = 'request';
 
-  constructor(limits: Partial<WorkLimits> = {}, clock: () => number = () => performance.now()) {
+  /**
+   * @param subject what the meter measures, for messages ("request", "ModRule compilation").
+   */
+  constructor(
+    limits: Partial<WorkLimits> = {},
+    clock: () => number = () => performance.now(),
+    private readonly subject = 'request',
+  ) {
     this.limits = { ...DEFAULT_WORK_LIMITS, ...limits };
     this.clock = clock;
     this.requestDeadline = clock() + this.limits.requestMillis;
@@ -120,11 +127,29 @@ export class WorkMeter {
     try {
       return work();
     } finally {
-      const spent = allowance - Math.max(this.remaining, 0);
-      this.pools.set(pool, this.remaining < 0 ? 0 : poolLeft - spent);
+      // A rule that went over is charged its whole allowance, not the pool's remainder: one
+      // runaway rule must not take the other rules of its namespace down with it.
+      const spent = this.remaining < 0 ? allowance : allowance - this.remaining;
+      this.pools.set(pool, poolLeft - spent);
       this.remaining = outer.remaining;
       this.deadline = outer.deadline;
       this.scope = outer.scope;
+    }
+  }
+
+  /**
+   * Runs one-off work whose cost was bounded and paid for when the rule was compiled (building a
+   * template's function on its first render) without counting its time against the deadlines:
+   * a rule must not fail on its first request only because it is new.
+   */
+  exempt<T>(work: () => T): T {
+    const start = this.clock();
+    try {
+      return work();
+    } finally {
+      const spent = this.clock() - start;
+      this.deadline += spent;
+      this.requestDeadline += spent;
     }
   }
 
@@ -136,7 +161,7 @@ export class WorkMeter {
         : `${String(inRule ? this.limits.ruleUnits : this.limits.requestUnits)} unit work budget`;
     return new KubemodError(
       'WORK_LIMIT',
-      `${inRule ? 'rule' : 'request'} exceeded its ${limit} (the input is too large or the rule does too much work)`,
+      `${inRule ? 'rule' : this.subject} exceeded its ${limit} (the input is too large or the rule does too much work)`,
     );
   }
 }
@@ -170,6 +195,11 @@ export function charge(units: number): void {
 /** Charges reading or building `bytes` bytes or elements to the active meter. */
 export function chargeBytes(bytes: number): void {
   if (active !== undefined) active.chargeBytes(bytes);
+}
+
+/** Runs `work` outside the deadlines of the active meter (see WorkMeter.exempt). */
+export function exempt<T>(work: () => T): T {
+  return active === undefined ? work() : active.exempt(work);
 }
 
 /** DEPTH_LIMIT error for a walker that met a value nested deeper than MAX_VALUE_DEPTH. */

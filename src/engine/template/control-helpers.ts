@@ -1,7 +1,7 @@
-import { goFormat } from '../go-format.js';
 import { KubemodError } from '../../errors/catalog.js';
 import { Fault, renderError, unfault } from './faults.js';
-import { fieldChain, goTruthy, isMap } from './go-values.js';
+import { formatValue } from './go-print.js';
+import { fieldChain, goTruthy, isMap, keysToSort } from './go-values.js';
 import {
   renderStateOf,
   splitHelperArgs,
@@ -9,7 +9,13 @@ import {
   whereOf,
   type HelperOptions,
 } from './helper-options.js';
-import { chargeIteration, chargeOutput, type RenderState } from './render-state.js';
+import {
+  chargeIteration,
+  chargeOutput,
+  checkIterations,
+  isLimitError,
+  type RenderState,
+} from './render-state.js';
 
 export type Helper = (this: unknown, ...raw: unknown[]) => unknown;
 
@@ -34,24 +40,32 @@ function guarded(options: HelperOptions, body: () => unknown): unknown {
   try {
     return body();
   } catch (err) {
-    if (err instanceof KubemodError && err.kind === 'TEMPLATE_LIMIT') throw err;
+    if (isLimitError(err)) throw err;
     return new Fault(locate(err, whereOf(options)));
   }
 }
 
-/** Iterates a Go range value: [element, key] pairs. */
-function rangeEntries(value: unknown): [unknown, unknown][] {
+/**
+ * Iterates a Go range value: [element, key] pairs. A range that cannot fit in the iterations left
+ * is refused before its entries are built.
+ */
+function rangeEntries(value: unknown, state: RenderState, where: string): [unknown, unknown][] {
   if (value === null || value === undefined) return [];
-  if (Array.isArray(value)) return value.map((v, i) => [v, BigInt(i)]);
-  if (isMap(value))
-    return Object.keys(value)
-      .sort()
-      .map((k) => [value[k], k]);
+  if (Array.isArray(value)) {
+    checkIterations(state, value.length, where);
+    return value.map((v, i) => [v, BigInt(i)]);
+  }
+  if (isMap(value)) {
+    const keys = keysToSort(value);
+    checkIterations(state, keys.length, where);
+    return keys.sort().map((k) => [value[k], k]);
+  }
   if (typeof value === 'bigint') {
     if (value > 10_000_000n) throw renderError(`range over ${value} is too large`);
+    checkIterations(state, Number(value), where);
     return Array.from({ length: Math.max(Number(value), 0) }, (_, i) => [BigInt(i), BigInt(i)]);
   }
-  throw renderError(`range can't iterate over ${goFormat(value)}`);
+  throw renderError(`range can't iterate over ${formatValue(value, 256)}`);
 }
 
 /** Runs one loop body per entry, charging iterations and the loop body's literal text to the budget. */
@@ -101,8 +115,10 @@ export function controlHelpers(): Record<string, Helper> {
     _print: (...raw) => {
       const { args, options } = splitHelperArgs(raw);
       const value = unfaultAt(args[0], options);
-      const text = value === undefined ? '<no value>' : goFormat(value);
-      chargeOutput(renderStateOf(options), text.length, whereOf(options));
+      const state = renderStateOf(options);
+      const text =
+        value === undefined ? '<no value>' : formatValue(value, state.limits.maxOutputBytes);
+      chargeOutput(state, text.length, whereOf(options));
       return text;
     },
     _let: function (this: unknown, ...raw) {
@@ -123,14 +139,15 @@ export function controlHelpers(): Record<string, Helper> {
       const { args, options } = splitHelperArgs(raw);
       const where = whereOf(options);
       const value = unfaultAt(args[0], options);
+      const state = renderStateOf(options);
       let entries: [unknown, unknown][];
       try {
-        entries = rangeEntries(value);
+        entries = rangeEntries(value, state, where);
       } catch (err) {
         throw locate(err, where);
       }
       if (entries.length === 0) return options.inverse(this);
-      return runLoop(renderStateOf(options), where, entries, (element, key) =>
+      return runLoop(state, where, entries, (element, key) =>
         options.fn(element, {
           data: options.data,
           blockParams: [new VarCell(element), new VarCell(key)],

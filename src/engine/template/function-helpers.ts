@@ -1,4 +1,5 @@
-import { KubemodError } from '../../errors/catalog.js';
+import { charge, chargeBytes } from '../work-meter.js';
+import { CALL_UNITS } from './costs.js';
 import type { Helper } from './control-helpers.js';
 import { locate } from './control-helpers.js';
 import { Fault, renderError } from './faults.js';
@@ -12,7 +13,7 @@ import { mathFunctions } from './functions-math.js';
 import { regexFunctions } from './functions-regex.js';
 import { stringFunctions } from './functions-strings.js';
 import { renderStateOf, splitHelperArgs, whereOf } from './helper-options.js';
-import { checkStringSize } from './render-state.js';
+import { checkListSize, checkStringSize, isLimitError } from './render-state.js';
 
 /**
  * Every function a template may call: Go's builtins plus the allow-listed Sprig subset. Later
@@ -36,7 +37,14 @@ export function templateFunctions(): ReadonlyMap<string, TemplateFunction> {
   return table;
 }
 
-/** Wraps a template function as a handlebars helper: arity check, nil arguments, Faults, size limit. */
+/**
+ * Wraps a template function as a handlebars helper: arity check, nil arguments, Faults, size
+ * limits and work charging. Every call is charged one unit plus the strings it is given (before
+ * it runs: reading them is what costs, e.g. sha256sum of a 1 MB string) and the string or list it
+ * builds; functions that walk deeper (lists of lists, maps, printing, JSON…) charge what they visit
+ * themselves. Limit errors (TEMPLATE_LIMIT, WORK_LIMIT, DEPTH_LIMIT, YAML_LIMIT) always end the
+ * render: they never become a Fault that `and`/`or` could skip.
+ */
 export function functionHelper(name: string, spec: TemplateFunction): Helper {
   return (...raw) => {
     const { args, options } = splitHelperArgs(raw);
@@ -61,12 +69,26 @@ export function functionHelper(name: string, spec: TemplateFunction): Helper {
     }
     const state = renderStateOf(options);
     try {
+      charge(CALL_UNITS + (stringBytes(values) >> 6));
       const result = spec.fn(values, { name, state, where });
-      if (typeof result === 'string') checkStringSize(state, result.length, `${name} at ${where}`);
+      if (typeof result === 'string') {
+        checkStringSize(state, result.length, `${name} at ${where}`);
+        if (result.length > 64 && !values.includes(result)) chargeBytes(result.length);
+      } else if (Array.isArray(result) && !values.includes(result)) {
+        checkListSize(state, result.length, `${name} at ${where}`);
+        charge(result.length);
+      }
       return result;
     } catch (err) {
-      if (err instanceof KubemodError && err.kind === 'TEMPLATE_LIMIT') throw err;
+      if (isLimitError(err)) throw err;
       return new Fault(locate(err, where, name));
     }
   };
+}
+
+/** The total length of the string arguments of a call. */
+function stringBytes(values: readonly unknown[]): number {
+  let bytes = 0;
+  for (const value of values) if (typeof value === 'string') bytes += value.length;
+  return bytes;
 }

@@ -1,3 +1,4 @@
+import { chargeBytes } from '../work-meter.js';
 import { Fault, renderError } from './faults.js';
 import { fixed, variadic, type FunctionFamily, type TemplateFunction } from './function-table.js';
 import { goSprint, goSprintf, goSprintln } from './go-printf.js';
@@ -7,6 +8,7 @@ import {
   goTruthy,
   goTypeName,
   isMap,
+  mapKeys,
   ownValue,
   toIntArg,
   toStringArg,
@@ -21,8 +23,8 @@ export function builtinFunctions(): FunctionFamily {
     not: fixed(1, ([v]) => !goTruthy(v)),
     len: fixed(1, ([v]) => BigInt(goLen(v))),
     index: variadic(1, ([item, ...keys]) => goIndex(item, keys)),
-    print: variadic(0, (args) => goSprint(args)),
-    println: variadic(0, (args) => goSprintln(args)),
+    print: variadic(0, (args, call) => goSprint(args, call.state.limits.maxOutputBytes)),
+    println: variadic(0, (args, call) => goSprintln(args, call.state.limits.maxOutputBytes)),
     printf: variadic(1, ([format, ...args], call) =>
       goSprintf(toStringArg(format, 'printf format'), args, call.state.limits.maxOutputBytes),
     ),
@@ -32,10 +34,10 @@ export function builtinFunctions(): FunctionFamily {
     le: fixed(2, ([a, b]) => basicCompare(a, b) <= 0),
     gt: fixed(2, ([a, b]) => basicCompare(a, b) > 0),
     ge: fixed(2, ([a, b]) => basicCompare(a, b) >= 0),
-    html: variadic(0, (args) => htmlEscape(goSprint(args))),
-    js: variadic(0, (args) => jsEscape(goSprint(args))),
-    urlquery: variadic(0, (args) =>
-      encodeURIComponent(goSprint(args))
+    html: variadic(0, (args, call) => htmlEscape(goSprint(args, call.state.limits.maxOutputBytes))),
+    js: variadic(0, (args, call) => jsEscape(goSprint(args, call.state.limits.maxOutputBytes))),
+    urlquery: variadic(0, (args, call) =>
+      encodeURIComponent(goSprint(args, call.state.limits.maxOutputBytes))
         .replace(/%20/g, '+')
         .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
     ),
@@ -63,7 +65,7 @@ function lazyLogic(stopWhenTruthy: boolean): TemplateFunction {
 export function goLen(value: unknown): number {
   if (typeof value === 'string') return utf8Length(value);
   if (Array.isArray(value)) return value.length;
-  if (isMap(value)) return Object.keys(value).length;
+  if (isMap(value)) return mapKeys(value).length;
   if (value === null || value === undefined) throw renderError('len of nil pointer');
   throw renderError(`len of type ${goTypeName(value)}`);
 }
@@ -74,6 +76,7 @@ export function goIndex(item: unknown, keys: readonly unknown[]): unknown {
     if (current === null || current === undefined) throw renderError('index of untyped nil');
     if (Array.isArray(current) || typeof current === 'string') {
       const i = toIntArg(key, 'index');
+      if (typeof current === 'string') chargeBytes(current.length);
       const length = typeof current === 'string' ? Buffer.byteLength(current) : current.length;
       if (i < 0 || i >= length) throw renderError(`index out of range: ${i}`);
       current =

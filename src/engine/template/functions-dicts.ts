@@ -1,11 +1,15 @@
-import { renderError } from './faults.js';
+import { depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { chargeKeyWrites, chargeListVisit, chargeMapBuild, chargeMapVisit } from './costs.js';
 import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
+import { strval } from './go-print.js';
 import {
+  chargeSort,
   isMap,
+  keysToSort,
+  mapKeys,
   newMap,
   ownValue,
   setKey,
-  strval,
   toMapArg,
   toStringArg,
   type GoMap,
@@ -18,6 +22,9 @@ const key = toStringArg;
  * Sprig's dict functions. Dicts built by the template (dict, merge results…) are mutated in place by
  * set/unset/merge as in Sprig; the render context (e.g. .Target) is never mutated: those functions
  * work on a copy instead, so templates cannot alter the object under evaluation.
+ * Every key listed, copied or written is charged to the work meter; the recursive ones (merge,
+ * deepCopy) charge every value they visit and stop at MAX_VALUE_DEPTH, so a dict that contains
+ * itself (`set $d "self" $d`) or shares parts many times over is refused instead of followed.
  */
 export function dictFunctions(): FunctionFamily {
   return {
@@ -28,6 +35,7 @@ export function dictFunctions(): FunctionFamily {
     }),
     set: fixed(3, ([d, k, v], call) => {
       const target = writable(map(d, 'set'), call);
+      chargeKeyWrites(1);
       setKey(target, key(k, 'set'), v);
       return target;
     }),
@@ -37,25 +45,27 @@ export function dictFunctions(): FunctionFamily {
       return target;
     }),
     hasKey: fixed(2, ([d, k]) => Object.hasOwn(map(d, 'hasKey'), key(k, 'hasKey'))),
-    keys: variadic(0, (args) =>
-      [...new Set(args.flatMap((d) => Object.keys(map(d, 'keys'))))].sort(),
-    ),
+    keys: variadic(0, (args) => {
+      const all = [...new Set(args.flatMap((d) => mapKeys(map(d, 'keys'))))];
+      chargeSort(all.length);
+      return all.sort();
+    }),
     values: fixed(1, ([d]) => {
       const source = map(d, 'values');
-      return Object.keys(source)
+      return keysToSort(source)
         .sort()
         .map((k) => source[k]);
     }),
     pick: variadic(1, ([d, ...names], call) => select(map(d, 'pick'), names, true, call)),
     omit: variadic(1, ([d, ...names], call) => select(map(d, 'omit'), names, false, call)),
     merge: variadic(1, ([dst, ...srcs], call) =>
-      merge(writable(map(dst, 'merge'), call), srcs, false, call),
+      merge(writable(map(dst, 'merge'), call), srcs, false, call, 0),
     ),
     mergeOverwrite: variadic(1, ([dst, ...srcs], call) =>
-      merge(writable(map(dst, 'mergeOverwrite'), call), srcs, true, call),
+      merge(writable(map(dst, 'mergeOverwrite'), call), srcs, true, call, 0),
     ),
     dig: variadic(3, (args) => dig(args)),
-    deepCopy: fixed(1, ([v], call) => deepCopy(v, call)),
+    deepCopy: fixed(1, ([v], call) => deepCopy(v, call, 0)),
   };
 }
 
@@ -66,8 +76,10 @@ function owned(state: CallContext['state'], value: GoMap): GoMap {
 
 function dict(args: readonly unknown[], call: CallContext): GoMap {
   const out = owned(call.state, newMap());
+  chargeMapBuild(args.length >> 1);
+  const max = call.state.limits.maxOutputBytes;
   for (let i = 0; i < args.length; i += 2) {
-    setKey(out, strval(args[i]), i + 1 < args.length ? args[i + 1] : '');
+    setKey(out, strval(args[i], max), i + 1 < args.length ? args[i + 1] : '');
   }
   return out;
 }
@@ -76,26 +88,40 @@ function dict(args: readonly unknown[], call: CallContext): GoMap {
 function writable(d: GoMap, call: CallContext): GoMap {
   if (call.state.owned.has(d)) return d;
   const copy = owned(call.state, newMap());
-  for (const k of Object.keys(d)) setKey(copy, k, d[k]);
+  const keys = Object.keys(d);
+  chargeMapBuild(keys.length);
+  for (const k of keys) setKey(copy, k, d[k]);
   return copy;
 }
 
 function select(d: GoMap, names: readonly unknown[], keep: boolean, call: CallContext): GoMap {
   const wanted = new Set(names.map((n) => key(n, keep ? 'pick' : 'omit')));
   const out = owned(call.state, newMap());
-  for (const k of Object.keys(d)) if (wanted.has(k) === keep) setKey(out, k, d[k]);
+  const keys = Object.keys(d);
+  chargeMapBuild(keys.length);
+  for (const k of keys) if (wanted.has(k) === keep) setKey(out, k, d[k]);
   return out;
 }
 
 /** mergo.Merge: fills keys missing (or empty when overwrite is off) in dst, recursing into nested maps. */
-function merge(dst: GoMap, srcs: readonly unknown[], overwrite: boolean, call: CallContext): GoMap {
+function merge(
+  dst: GoMap,
+  srcs: readonly unknown[],
+  overwrite: boolean,
+  call: CallContext,
+  depth: number,
+): GoMap {
+  if (depth >= MAX_VALUE_DEPTH) throw depthError(call.name);
   for (const src of srcs) {
     const source = map(src, 'merge');
-    for (const k of Object.keys(source)) {
+    const keys = Object.keys(source);
+    chargeMapVisit(keys.length);
+    chargeKeyWrites(keys.length);
+    for (const k of keys) {
       const current = ownValue(dst, k);
       const incoming = source[k];
       if (isMap(current) && isMap(incoming))
-        setKey(dst, k, merge(writable(current, call), [incoming], overwrite, call));
+        setKey(dst, k, merge(writable(current, call), [incoming], overwrite, call, depth + 1));
       else if (current === undefined || current === null || overwrite) setKey(dst, k, incoming);
     }
   }
@@ -115,13 +141,18 @@ function dig(args: readonly unknown[]): unknown {
   return current;
 }
 
-function deepCopy(value: unknown, call: CallContext, depth = 0): unknown {
-  if (depth > 1000) throw renderError('deepCopy: value nested too deeply');
-  if (Array.isArray(value)) return value.map((v) => deepCopy(v, call, depth + 1));
-  if (isMap(value)) {
-    const out = owned(call.state, newMap());
-    for (const k of Object.keys(value)) setKey(out, k, deepCopy(value[k], call, depth + 1));
-    return out;
+/** A copy as a tree: shared parts become separate copies, each charged; cycles hit the depth limit. */
+function deepCopy(value: unknown, call: CallContext, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_VALUE_DEPTH) throw depthError('deepCopy');
+  if (Array.isArray(value)) {
+    chargeListVisit(value.length);
+    return value.map((v) => deepCopy(v, call, depth + 1));
   }
-  return value;
+  const source = value as GoMap;
+  const out = owned(call.state, newMap());
+  const keys = Object.keys(source);
+  chargeMapBuild(keys.length);
+  for (const k of keys) setKey(out, k, deepCopy(source[k], call, depth + 1));
+  return out;
 }

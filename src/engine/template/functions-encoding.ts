@@ -1,21 +1,51 @@
 import { createHash } from 'node:crypto';
-import { dump, load } from 'js-yaml';
+import { dump } from 'js-yaml';
 import { goFormatFloat } from '../go-format.js';
+import { charge, chargeBytes, depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import {
+  BASE64_BYTES_PER_UNIT,
+  chargeListVisit,
+  chargeMapVisit,
+  HASH_BYTES_PER_UNIT,
+} from './costs.js';
+import { loadYamlBounded } from '../yaml-bounded.js';
 import { renderError } from './faults.js';
 import { fixed, type CallContext, type FunctionFamily } from './function-table.js';
-import { isMap, newMap, setKey, toStringArg } from './go-values.js';
-import { checkStringSize } from './render-state.js';
+import { keysToSort, newMap, setKey, toStringArg } from './go-values.js';
+import { checkStringSize, isLimitError } from './render-state.js';
 
-/** Encoding functions: base64, hashes, JSON (Go encoding/json style) and YAML (Helm style). */
+/**
+ * Work units per value for js-yaml's dump (a few microseconds a value), charged before it runs.
+ */
+const YAML_DUMP_UNITS = 32;
+/** Bytes of JSON text per work unit for JSON.parse (a 1 MB text of small keys takes ~100 ms). */
+const JSON_PARSE_BYTES_PER_UNIT = 2;
+/** Work units per byte of YAML text for js-yaml's load (far slower than JSON.parse). */
+const YAML_LOAD_UNITS_PER_BYTE = 2;
+/** Strings up to this length are encoded without charging (the wrapper charges the output). */
+const FREE_STRING = 256;
+
+/**
+ * Encoding functions: base64, hashes, JSON (Go encoding/json style) and YAML (Helm style). The
+ * wrapper charges the strings read and produced; JSON and YAML output charges every value visited
+ * and stops at MAX_VALUE_DEPTH, so a value that shares parts many times over (`$d = dict "a" $d "b"
+ * $d` repeated) or contains itself is cut off, and text parsing is charged before it runs.
+ */
 export function encodingFunctions(): FunctionFamily {
   return {
-    b64enc: fixed(1, ([s]) => Buffer.from(toStringArg(s, 'b64enc'), 'utf8').toString('base64')),
-    b64dec: fixed(1, ([s]) => b64dec(toStringArg(s, 'b64dec'))),
+    b64enc: fixed(1, ([s]) =>
+      Buffer.from(encoded(toStringArg(s, 'b64enc')), 'utf8').toString('base64'),
+    ),
+    b64dec: fixed(1, ([s]) => b64dec(encoded(toStringArg(s, 'b64dec')))),
     sha256sum: fixed(1, ([s]) =>
-      createHash('sha256').update(toStringArg(s, 'sha256sum'), 'utf8').digest('hex'),
+      createHash('sha256')
+        .update(hashed(toStringArg(s, 'sha256sum')), 'utf8')
+        .digest('hex'),
     ),
     sha1sum: fixed(1, ([s]) =>
-      createHash('sha1').update(toStringArg(s, 'sha1sum'), 'utf8').digest('hex'),
+      createHash('sha1')
+        .update(hashed(toStringArg(s, 'sha1sum')), 'utf8')
+        .digest('hex'),
     ),
     toJson: fixed(1, ([v], call) => safeJson(v, '', true, call)),
     mustToJson: fixed(1, ([v], call) => goJson(v, '', true, 0, call)),
@@ -24,9 +54,21 @@ export function encodingFunctions(): FunctionFamily {
     mustToPrettyJson: fixed(1, ([v], call) => goJson(v, '  ', true, 0, call)),
     fromJson: fixed(1, ([s]) => fromJson(toStringArg(s, 'fromJson'), false)),
     mustFromJson: fixed(1, ([s]) => fromJson(toStringArg(s, 'mustFromJson'), true)),
-    toYaml: fixed(1, ([v]) => toYaml(v)),
+    toYaml: fixed(1, ([v], call) => toYaml(v, call)),
     fromYaml: fixed(1, ([s]) => fromYaml(toStringArg(s, 'fromYaml'))),
   };
+}
+
+/** Charges base64-coding `s` (the wrapper only charges reading it) and returns it. */
+function encoded(s: string): string {
+  charge(Math.ceil(s.length / BASE64_BYTES_PER_UNIT));
+  return s;
+}
+
+/** Charges hashing `s` (the wrapper only charges reading it) and returns it. */
+function hashed(s: string): string {
+  charge(Math.ceil(s.length / HASH_BYTES_PER_UNIT));
+  return s;
 }
 
 /** Go's base64.StdEncoding.DecodeString; Sprig returns the error text instead of failing. */
@@ -38,17 +80,12 @@ function b64dec(s: string): string {
   return Buffer.from(s, 'base64').toString('utf8');
 }
 
-/** Sprig's toJson: on error (NaN, cycles…) the result is "". */
+/** Sprig's toJson: on error (NaN…) the result is ""; limit errors still end the render. */
 function safeJson(value: unknown, indent: string, escapeHtml: boolean, call: CallContext): string {
   try {
     return goJson(value, indent, escapeHtml, 0, call);
   } catch (err) {
-    if (
-      err instanceof Error &&
-      err.name === 'KubemodError' &&
-      (err as { kind?: unknown }).kind === 'TEMPLATE_LIMIT'
-    )
-      throw err;
+    if (isLimitError(err)) throw err;
     return '';
   }
 }
@@ -61,7 +98,6 @@ export function goJson(
   depth: number,
   call: CallContext,
 ): string {
-  if (depth > 1000) throw renderError('json: value nested too deeply');
   if (value === null || value === undefined) return 'null';
   switch (typeof value) {
     case 'string':
@@ -79,6 +115,7 @@ export function goJson(
     default:
       throw renderError(`json: unsupported type ${typeof value}`);
   }
+  if (depth >= MAX_VALUE_DEPTH) throw depthError('toJson');
   const inner = indent === '' ? '' : `\n${indent.repeat(depth + 1)}`;
   const outer = indent === '' ? '' : `\n${indent.repeat(depth)}`;
   const sep = indent === '' ? ':' : ': ';
@@ -86,11 +123,14 @@ export function goJson(
   let open: string;
   let close: string;
   if (Array.isArray(value)) {
+    chargeListVisit(value.length);
     parts = value.map((v) => goJson(v, indent, escapeHtml, depth + 1, call));
     [open, close] = ['[', ']'];
   } else {
     const map = value as Record<string, unknown>;
-    parts = Object.keys(map)
+    const keys = keysToSort(map);
+    chargeMapVisit(keys.length);
+    parts = keys
       .sort()
       .map(
         (k) =>
@@ -105,6 +145,7 @@ export function goJson(
 }
 
 function jsonString(s: string, escapeHtml: boolean): string {
+  if (s.length > FREE_STRING) chargeBytes(s.length);
   const encoded = JSON.stringify(s).replace(
     /[\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16)}`,
@@ -115,6 +156,7 @@ function jsonString(s: string, escapeHtml: boolean): string {
 }
 
 function fromJson(s: string, strict: boolean): unknown {
+  charge(Math.ceil(s.length / JSON_PARSE_BYTES_PER_UNIT));
   try {
     return JSON.parse(s) as unknown;
   } catch (err) {
@@ -124,43 +166,70 @@ function fromJson(s: string, strict: boolean): unknown {
 }
 
 /** Helm's toYaml: keys sorted, trailing newline removed. */
-function toYaml(value: unknown): string {
+function toYaml(value: unknown, call: CallContext): string {
+  const counter: PlainCounter = { nodes: 0, bytes: 0 };
+  const plain = toPlain(value, 0, counter);
+  charge(counter.nodes * YAML_DUMP_UNITS);
+  chargeBytes(counter.bytes);
+  // Every value takes at least a few characters of YAML: refuse what cannot fit before dumping.
+  checkStringSize(call.state, counter.bytes + counter.nodes, 'toYaml');
   try {
-    return dump(toPlain(value, 0), { noRefs: true }).replace(/\n$/, '');
+    return dump(plain, { noRefs: true }).replace(/\n$/, '');
   } catch (err) {
     throw renderError(`toYaml: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-/** Helm's fromYaml: a map; on error a map with an "Error" key. */
+/** Helm's fromYaml: a map; on a syntax error a map with an "Error" key. Aliases are bounded. */
 function fromYaml(s: string): unknown {
+  charge(s.length * YAML_LOAD_UNITS_PER_BYTE);
   try {
     if (s.trim() === '') return newMap();
-    return load(s) ?? newMap();
+    return loadYamlBounded(s) ?? newMap();
   } catch (err) {
+    if (isLimitError(err)) throw err;
     const out = newMap();
     setKey(out, 'Error', err instanceof Error ? err.message : String(err));
     return out;
   }
 }
 
-/** A JSON-like copy with sorted keys and Go ints as JS numbers, ready for js-yaml. */
-function toPlain(value: unknown, depth: number): unknown {
-  if (depth > 1000) throw renderError('value nested too deeply');
+/** What toPlain copied: values and string bytes, for charging the dump before it runs. */
+interface PlainCounter {
+  nodes: number;
+  bytes: number;
+}
+
+/**
+ * A JSON-like copy with sorted keys and Go ints as JS numbers, ready for js-yaml. Shared parts are
+ * copied (and charged) each time they occur; cycles stop at MAX_VALUE_DEPTH.
+ */
+function toPlain(value: unknown, depth: number, counter: PlainCounter): unknown {
+  counter.nodes += 1;
   if (typeof value === 'bigint') return Number(value);
   if (value === undefined) return null;
-  if (Array.isArray(value)) return value.map((v) => toPlain(v, depth + 1));
-  if (isMap(value)) {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      Object.defineProperty(out, k, {
-        value: toPlain(value[k], depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return out;
+  if (typeof value === 'string') {
+    counter.bytes += value.length;
+    return value;
   }
-  return value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_VALUE_DEPTH) throw depthError('toYaml');
+  if (Array.isArray(value)) {
+    chargeListVisit(value.length);
+    return value.map((v) => toPlain(v, depth + 1, counter));
+  }
+  const map = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const keys = keysToSort(map).sort();
+  chargeMapVisit(keys.length);
+  for (const k of keys) {
+    counter.bytes += k.length;
+    Object.defineProperty(out, k, {
+      value: toPlain(map[k], depth + 1, counter),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
 }

@@ -1,11 +1,16 @@
+import { charge } from '../work-meter.js';
 import { renderError } from './faults.js';
 import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
 import { castInt64, deepEqual, goTruthy, goTypeName, toIntArg, toListArg } from './go-values.js';
-import { chargeIteration } from './render-state.js';
+import { chargeIteration, checkListSize } from './render-state.js';
 
 const list = toListArg;
 
-/** Sprig's list functions. Lists are never mutated: append/prepend/… return new lists like Sprig does. */
+/**
+ * Sprig's list functions. Lists are never mutated: append/prepend/… return new lists like Sprig
+ * does. The wrapper (function-helpers.ts) charges and caps the lists they return; lengths that can
+ * be known first are checked before anything is copied, and comparisons charge what they visit.
+ */
 export function listFunctions(): FunctionFamily {
   return {
     list: variadic(0, (args) => [...args]),
@@ -17,18 +22,23 @@ export function listFunctions(): FunctionFamily {
     }),
     rest: fixed(1, ([l]) => list(l, 'rest').slice(1)),
     initial: fixed(1, ([l]) => list(l, 'initial').slice(0, -1)),
-    append: fixed(2, ([l, v]) => [...list(l, 'append'), v]),
-    push: fixed(2, ([l, v]) => [...list(l, 'push'), v]),
-    prepend: fixed(2, ([l, v]) => [v, ...list(l, 'prepend')]),
-    concat: variadic(0, (args) => args.flatMap((l) => list(l, 'concat'))),
+    append: fixed(2, ([l, v], call) => [...grown(list(l, 'append'), 1, call), v]),
+    push: fixed(2, ([l, v], call) => [...grown(list(l, 'push'), 1, call), v]),
+    prepend: fixed(2, ([l, v], call) => [v, ...grown(list(l, 'prepend'), 1, call)]),
+    concat: variadic(0, (args, call) => concat(args, call)),
     reverse: fixed(1, ([l]) => [...list(l, 'reverse')].reverse()),
     uniq: fixed(1, ([l]) => uniq(list(l, 'uniq'))),
-    has: fixed(2, ([needle, l]) =>
-      l === null ? false : list(l, 'has').some((v) => deepEqual(v, needle)),
-    ),
-    without: variadic(1, ([l, ...omit]) =>
-      list(l, 'without').filter((v) => !omit.some((o) => deepEqual(v, o))),
-    ),
+    has: fixed(2, ([needle, l]) => {
+      if (l === null) return false;
+      const items = list(l, 'has');
+      charge(items.length);
+      return items.some((v) => deepEqual(v, needle));
+    }),
+    without: variadic(1, ([l, ...omit]) => {
+      const items = list(l, 'without');
+      charge(items.length * omit.length);
+      return items.filter((v) => !omit.some((o) => deepEqual(v, o)));
+    }),
     compact: fixed(1, ([l]) => list(l, 'compact').filter((v) => goTruthy(v))),
     slice: variadic(1, ([l, ...indices]) => slice(l, indices), 3),
     until: fixed(1, ([n], call) => range(0, Number(castInt64(n)), 1, call)),
@@ -38,9 +48,40 @@ export function listFunctions(): FunctionFamily {
   };
 }
 
+/** The list, after checking that `extra` more elements keep it within the list limit. */
+function grown(items: unknown[], extra: number, call: CallContext): unknown[] {
+  checkListSize(call.state, items.length + extra, call.name);
+  return items;
+}
+
+function concat(args: readonly unknown[], call: CallContext): unknown[] {
+  const lists = args.map((l) => list(l, 'concat'));
+  checkListSize(
+    call.state,
+    lists.reduce((n, l) => n + l.length, 0),
+    call.name,
+  );
+  return ([] as unknown[]).concat(...lists);
+}
+
+/** Keeps the first of equal elements. Scalars are compared through a Set, lists and maps pairwise. */
 function uniq(items: readonly unknown[]): unknown[] {
   const out: unknown[] = [];
-  for (const item of items) if (!out.some((seen) => deepEqual(seen, item))) out.push(item);
+  const scalars = new Set<unknown>();
+  const composites: unknown[] = [];
+  for (const item of items) {
+    if (typeof item === 'object' && item !== null) {
+      charge(1 + composites.length);
+      if (composites.some((seen) => deepEqual(seen, item))) continue;
+      composites.push(item);
+    } else if (typeof item === 'number' && Number.isNaN(item)) {
+      // reflect.DeepEqual(NaN, NaN) is false: every NaN is kept.
+    } else {
+      if (scalars.has(item)) continue;
+      scalars.add(item);
+    }
+    out.push(item);
+  }
   return out;
 }
 

@@ -1,28 +1,48 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { RegexCache, type GoRegex } from '../regex.js';
+import { charge } from '../work-meter.js';
 import { renderError } from './faults.js';
 import { fixed, type CallContext, type FunctionFamily } from './function-table.js';
 import { toIntArg, toStringArg } from './go-values.js';
-import { checkStringSize } from './render-state.js';
+import { checkListSize, checkStringSize } from './render-state.js';
 
-/** Sprig's regex functions, all on RE2 (linear time) via compileRegex; never JS RegExp on user patterns. */
+/**
+ * Work units per regex match: each RE2 exec() call costs a few microseconds whatever it finds
+ * (the input itself is charged once, by the function wrapper).
+ */
+const MATCH_UNITS = 32;
+
+/**
+ * Sprig's regex functions, all on RE2 (linear time) via compileRegex; never JS RegExp on user
+ * patterns. Matches are visited one at a time (never all collected first), each charged, and the
+ * functions that return a list of them stop at the list limit.
+ */
 export function regexFunctions(): FunctionFamily {
   // Patterns are nearly always literals: compile each once per environment, not on every render.
   const cache = new RegexCache(256);
   const regex = (pattern: unknown, fn: string): GoRegex => cachedRegex(cache, pattern, fn);
   const family: Record<string, ReturnType<typeof fixed>> = {
     regexMatch: fixed(2, ([re, s]) => regex(re, 'regexMatch').test(toStringArg(s, 'regexMatch'))),
-    regexFind: fixed(
-      2,
-      ([re, s]) => findAll(regex(re, 'regexFind'), toStringArg(s, 'regexFind'), 1)[0]?.text ?? '',
-    ),
-    regexFindAll: fixed(3, ([re, s, n]) =>
-      findAll(
+    regexFind: fixed(2, ([re, s]) => {
+      let found = '';
+      eachMatch(regex(re, 'regexFind'), toStringArg(s, 'regexFind'), 1, (m) => {
+        found = m[0];
+      });
+      return found;
+    }),
+    regexFindAll: fixed(3, ([re, s, n], call) => {
+      const out: string[] = [];
+      eachMatch(
         regex(re, 'regexFindAll'),
         toStringArg(s, 'regexFindAll'),
         toIntArg(n, 'regexFindAll'),
-      ).map((m) => m.text),
-    ),
+        (m) => {
+          out.push(m[0]);
+          checkListSize(call.state, out.length, call.name);
+        },
+      );
+      return out;
+    }),
     regexReplaceAll: fixed(3, ([re, s, repl], call) =>
       replace(
         regex(re, call.name),
@@ -41,8 +61,8 @@ export function regexFunctions(): FunctionFamily {
         call,
       ),
     ),
-    regexSplit: fixed(3, ([re, s, n]) =>
-      split(regex(re, 'regexSplit'), toStringArg(s, 'regexSplit'), toIntArg(n, 'regexSplit')),
+    regexSplit: fixed(3, ([re, s, n], call) =>
+      split(regex(re, 'regexSplit'), toStringArg(s, 'regexSplit'), toIntArg(n, 'regexSplit'), call),
     ),
     regexQuoteMeta: fixed(1, ([s]) =>
       toStringArg(s, 'regexQuoteMeta').replace(/[\\.+*?()|[\]{}^$]/g, '\\$&'),
@@ -71,21 +91,23 @@ function cachedRegex(cache: RegexCache, pattern: unknown, fn: string): GoRegex {
   }
 }
 
-interface Match {
-  readonly text: string;
-  readonly index: number;
-  readonly groups: readonly (string | undefined)[];
-  readonly named: Readonly<Record<string, string | undefined>>;
-}
-
-/** All matches left to right (at most n when n >= 0), stepping past empty matches like Go. */
-function findAll(re: GoRegex, s: string, n: number): Match[] {
-  const out: Match[] = [];
-  if (n === 0) return out;
+/**
+ * Calls `visit` on every match left to right (at most n when n >= 0), stepping past empty matches
+ * like Go. Each match is charged MATCH_UNITS before the next search.
+ */
+function eachMatch(
+  re: GoRegex,
+  s: string,
+  n: number,
+  visit: (match: RegExpExecArray) => void,
+): void {
+  if (n === 0) return;
   const global = re.global;
   global.lastIndex = 0;
   let prevEnd = -1;
-  while (n < 0 || out.length < n) {
+  let found = 0;
+  while (n < 0 || found < n) {
+    charge(MATCH_UNITS);
     const m = global.exec(s);
     if (m === null) break;
     const text = m[0];
@@ -97,26 +119,28 @@ function findAll(re: GoRegex, s: string, n: number): Match[] {
         continue;
       }
     }
-    out.push({ text, index: m.index, groups: Array.from(m), named: { ...(m.groups ?? {}) } });
+    found += 1;
+    visit(m);
     prevEnd = m.index + text.length;
     if (m.index >= s.length) break;
   }
-  return out;
 }
 
 function replace(re: GoRegex, s: string, repl: string, expand: boolean, call: CallContext): string {
   let out = '';
   let last = 0;
-  for (const m of findAll(re, s, -1)) {
+  eachMatch(re, s, -1, (m) => {
     out += s.slice(last, m.index) + (expand ? expandTemplate(repl, m) : repl);
-    last = m.index + m.text.length;
+    last = m.index + m[0].length;
     checkStringSize(call.state, out.length, call.name);
-  }
+  });
   return out + s.slice(last);
 }
 
 /** Go's Regexp.Expand: `$1`, `${1}`, `$name`, `${name}`, `$$`; unknown groups expand to "". */
-function expandTemplate(template: string, m: Match): string {
+function expandTemplate(template: string, m: RegExpExecArray): string {
+  if (!template.includes('$')) return template;
+  charge(1 + (template.length >> 4));
   return template.replace(
     /\$(\$|\{([^}]*)\}|([\p{L}\p{Nd}_]+))?/gu,
     (whole, _t: string | undefined, braced?: string, bare?: string) => {
@@ -124,25 +148,31 @@ function expandTemplate(template: string, m: Match): string {
       const name = braced ?? bare;
       if (name === undefined) return whole;
       if (braced !== undefined && !/^[\p{L}\p{Nd}_]+$/u.test(braced)) return whole;
-      if (/^\d+$/.test(name)) return m.groups[Number(name)] ?? '';
-      return m.named[name] ?? '';
+      if (/^\d+$/.test(name)) return m[Number(name)] ?? '';
+      const groups = m.groups;
+      return groups !== undefined && Object.hasOwn(groups, name) ? (groups[name] ?? '') : '';
     },
   );
 }
 
 /** Go's Regexp.Split. */
-function split(re: GoRegex, s: string, n: number): string[] {
+function split(re: GoRegex, s: string, n: number, call: CallContext): string[] {
   if (n === 0) return [];
   if (re.source.length > 0 && s.length === 0) return [''];
   const out: string[] = [];
   let beg = 0;
   let end = 0;
-  for (const m of findAll(re, s, n < 0 ? -1 : n)) {
-    if (n > 0 && out.length === n - 1) break;
+  let stopped = false;
+  eachMatch(re, s, n < 0 ? -1 : n, (m) => {
+    if (stopped || (n > 0 && out.length === n - 1)) {
+      stopped = true;
+      return;
+    }
     end = m.index;
-    if (m.index + m.text.length !== 0) out.push(s.slice(beg, end));
-    beg = m.index + m.text.length;
-  }
+    if (m.index + m[0].length !== 0) out.push(s.slice(beg, end));
+    checkListSize(call.state, out.length, call.name);
+    beg = m.index + m[0].length;
+  });
   if (end !== s.length) out.push(s.slice(beg));
   return out;
 }

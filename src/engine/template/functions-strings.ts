@@ -1,14 +1,19 @@
-import { goFormat } from '../go-format.js';
+import { charge } from '../work-meter.js';
 import { renderError } from './faults.js';
 import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
+import { formatValue, strval } from './go-print.js';
 import { goQuote } from './go-printf.js';
-import { checkStringSize } from './render-state.js';
-import { newMap, setKey, strval, toIntArg, toStringArg } from './go-values.js';
+import { checkListSize, checkStringSize } from './render-state.js';
+import { chargeSort, newMap, setKey, toIntArg, toStringArg } from './go-values.js';
 
 const str = toStringArg;
 const int = toIntArg;
 
-/** Sprig's string functions. Argument order follows Sprig: the piped subject comes last. */
+/**
+ * Sprig's string functions. Argument order follows Sprig: the piped subject comes last.
+ * The wrapper (function-helpers.ts) charges the strings each call reads and builds; what can
+ * outgrow its input (repeat, replace, indent, split…) is sized before it is built.
+ */
 export function stringFunctions(): FunctionFamily {
   return {
     trim: fixed(1, ([s]) => str(s, 'trim').trim()),
@@ -40,24 +45,17 @@ export function stringFunctions(): FunctionFamily {
     contains: fixed(2, ([sub, s]) => str(s, 'contains').includes(str(sub, 'contains'))),
     hasPrefix: fixed(2, ([p, s]) => str(s, 'hasPrefix').startsWith(str(p, 'hasPrefix'))),
     hasSuffix: fixed(2, ([p, s]) => str(s, 'hasSuffix').endsWith(str(p, 'hasSuffix'))),
-    quote: variadic(0, (args) =>
-      args
-        .filter((a) => a !== null && a !== undefined)
-        .map((a) => goQuote(strval(a)))
+    quote: variadic(0, (args, call) =>
+      printed(args, call)
+        .map((a) => goQuote(a))
         .join(' '),
     ),
-    squote: variadic(0, (args) =>
-      args
-        .filter((a) => a !== null && a !== undefined)
-        .map((a) => `'${strval(a)}'`)
+    squote: variadic(0, (args, call) =>
+      printed(args, call)
+        .map((a) => `'${a}'`)
         .join(' '),
     ),
-    cat: variadic(0, (args) =>
-      args
-        .filter((a) => a !== null && a !== undefined)
-        .map((a) => goFormat(a))
-        .join(' '),
-    ),
+    cat: variadic(0, (args, call) => printed(args, call).join(' ')),
     indent: fixed(2, ([n, s], call) => indent(str(s, 'indent'), int(n, 'indent'), call)),
     nindent: fixed(2, ([n, s], call) => `\n${indent(str(s, 'nindent'), int(n, 'nindent'), call)}`),
     replace: fixed(3, ([from, to, s], call) =>
@@ -77,15 +75,23 @@ export function stringFunctions(): FunctionFamily {
         .join('-'),
     ),
     camelcase: fixed(1, ([s]) => camelcase(str(s, 'camelcase'))),
-    split: fixed(2, ([sep, s]) => splitToDict(goSplit(str(s, 'split'), str(sep, 'split'), -1))),
-    splitList: fixed(2, ([sep, s]) => goSplit(str(s, 'splitList'), str(sep, 'splitList'), -1)),
-    splitn: fixed(3, ([sep, n, s]) =>
-      splitToDict(goSplit(str(s, 'splitn'), str(sep, 'splitn'), int(n, 'splitn'))),
+    split: fixed(2, ([sep, s], call) =>
+      splitToDict(goSplit(str(s, 'split'), str(sep, 'split'), -1, call)),
     ),
-    join: fixed(2, ([sep, list]) => stringList(list).join(str(sep, 'join'))),
-    sortAlpha: fixed(1, ([list]) => stringList(list).sort(compareStrings)),
-    toString: fixed(1, ([v]) => strval(v)),
-    toStrings: fixed(1, ([v]) => stringList(v)),
+    splitList: fixed(2, ([sep, s], call) =>
+      goSplit(str(s, 'splitList'), str(sep, 'splitList'), -1, call),
+    ),
+    splitn: fixed(3, ([sep, n, s], call) =>
+      splitToDict(goSplit(str(s, 'splitn'), str(sep, 'splitn'), int(n, 'splitn'), call)),
+    ),
+    join: fixed(2, ([sep, list], call) => join(stringList(list, call), str(sep, 'join'), call)),
+    sortAlpha: fixed(1, ([list], call) => {
+      const items = stringList(list, call);
+      chargeSort(items.length);
+      return items.sort(compareStrings);
+    }),
+    toString: fixed(1, ([v], call) => strval(v, call.state.limits.maxOutputBytes)),
+    toStrings: fixed(1, ([v], call) => stringList(v, call)),
     wrap: fixed(2, ([n, s]) => wrap(str(s, 'wrap'), int(n, 'wrap'))),
     initials: fixed(1, ([s]) =>
       str(s, 'initials')
@@ -101,11 +107,45 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The non-nil arguments printed with %v (cat, quote, squote), within the string limit. */
+function printed(args: readonly unknown[], call: CallContext): string[] {
+  const max = call.state.limits.maxOutputBytes;
+  let total = 0;
+  const out: string[] = [];
+  for (const arg of args) {
+    if (arg === null || arg === undefined) continue;
+    const text = formatValue(arg, max);
+    total += text.length + 1;
+    checkStringSize(call.state, total, call.name);
+    out.push(text);
+  }
+  return out;
+}
+
 /** sprig's strslice: lists become their elements' strval (nil elements dropped), anything else one string. */
-export function stringList(value: unknown): string[] {
-  if (Array.isArray(value)) return value.filter((v) => v !== null && v !== undefined).map(strval);
+export function stringList(value: unknown, call: CallContext): string[] {
+  const max = call.state.limits.maxOutputBytes;
+  if (Array.isArray(value)) {
+    charge(value.length);
+    const out: string[] = [];
+    let total = 0;
+    for (const v of value) {
+      if (v === null || v === undefined) continue;
+      const text = strval(v, max);
+      total += text.length;
+      checkStringSize(call.state, total, call.name);
+      out.push(text);
+    }
+    return out;
+  }
   if (value === null || value === undefined) return [];
-  return [strval(value)];
+  return [strval(value, max)];
+}
+
+function join(items: readonly string[], sep: string, call: CallContext): string {
+  const size = items.reduce((n, item) => n + item.length, 0) + sep.length * items.length;
+  checkStringSize(call.state, size, 'join');
+  return items.join(sep);
 }
 
 function trimSet(s: string, cutset: string): string {
@@ -151,15 +191,24 @@ function abbrev(s: string, width: number): string {
 }
 
 function indent(s: string, n: number, call: CallContext): string {
-  const pad = ' '.repeat(Math.max(n, 0));
-  const lines = s.split('\n').length;
-  checkStringSize(call.state, s.length + pad.length * lines, 'indent');
+  const width = Math.max(n, 0);
+  checkStringSize(call.state, s.length + width, 'indent');
+  const lines = 1 + occurrences(s, '\n');
+  checkStringSize(call.state, s.length + width * lines, 'indent');
+  const pad = ' '.repeat(width);
   return pad + s.replaceAll('\n', `\n${pad}`);
 }
 
+/** Non-overlapping occurrences of a non-empty `needle` in `s`, counted without splitting. */
+function occurrences(s: string, needle: string): number {
+  let count = 0;
+  for (let at = s.indexOf(needle); at >= 0; at = s.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
 function replaceAll(s: string, from: string, to: string, call: CallContext): string {
-  const occurrences = from === '' ? s.length + 1 : s.split(from).length - 1;
-  checkStringSize(call.state, s.length + occurrences * to.length, 'replace');
+  const count = from === '' ? s.length + 1 : occurrences(s, from);
+  checkStringSize(call.state, s.length + count * (to.length - from.length), 'replace');
   return s.replaceAll(from, to);
 }
 
@@ -180,12 +229,42 @@ function camelcase(s: string): string {
     .join('');
 }
 
-/** strings.SplitN: n < 0 all parts, n == 0 none, otherwise at most n parts. */
-function goSplit(s: string, sep: string, n: number): string[] {
+/**
+ * strings.SplitN: n < 0 all parts, n == 0 none, otherwise at most n parts. The parts are counted
+ * before they are built, so a split into more parts than the list limit allocates nothing.
+ */
+function goSplit(s: string, sep: string, n: number, call: CallContext): string[] {
   if (n === 0) return [];
-  const parts = sep === '' ? Array.from(s) : s.split(sep);
-  if (n < 0 || parts.length <= n) return parts;
-  return [...parts.slice(0, n - 1), parts.slice(n - 1).join(sep)];
+  const all = sep === '' ? codePoints(s) : occurrences(s, sep) + 1;
+  const count = n < 0 ? all : Math.min(all, n);
+  checkListSize(call.state, count, call.name);
+  charge(count);
+  if (sep !== '') {
+    if (count === all) return s.split(sep);
+    const parts = s.split(sep, count - 1);
+    const used = parts.reduce((len, part) => len + part.length + sep.length, 0);
+    parts.push(s.slice(used));
+    return parts;
+  }
+  const parts = Array.from(s);
+  if (count === all) return parts;
+  return [...parts.slice(0, count - 1), parts.slice(count - 1).join('')];
+}
+
+/** Code points in `s` (UTF-16 length minus the second halves of surrogate pairs). */
+function codePoints(s: string): number {
+  let count = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const code = s.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
 }
 
 function splitToDict(parts: readonly string[]): Record<string, unknown> {

@@ -1,9 +1,16 @@
-import { goFormat, goFormatFloat } from '../go-format.js';
-import { goTypeName, isMap } from './go-values.js';
-import { limitError } from './render-state.js';
+import { goFormatFloat } from '../go-format.js';
+import { formatValue } from './go-print.js';
+import { goTypeName } from './go-values.js';
+import { defaultTemplateLimits, limitError } from './render-state.js';
+
+const DEFAULT_MAX = defaultTemplateLimits.maxOutputBytes;
 
 /** Go's fmt.Sprintf for the verbs templates use: %v %s %q %d %t %f %e %g %x %X %o %b %c %U %%. */
-export function goSprintf(format: string, args: readonly unknown[], maxWidth = 1_048_576): string {
+export function goSprintf(
+  format: string,
+  args: readonly unknown[],
+  maxWidth = DEFAULT_MAX,
+): string {
   let out = '';
   let argIndex = 0;
   let i = 0;
@@ -42,12 +49,14 @@ export function goSprintf(format: string, args: readonly unknown[], maxWidth = 1
       precision: precision === undefined ? undefined : Number(precision === '' ? '0' : precision),
       verb,
     };
-    out += pad(formatOne(arg === undefined ? null : arg, directive), directive);
+    out += pad(formatOne(arg === undefined ? null : arg, directive, maxWidth), directive);
+    if (out.length > maxWidth) throw tooLong(maxWidth);
   }
   if (argIndex < args.length) {
-    const extra = args.slice(argIndex).map((a) => `${goTypeName(a)}=${goFormat(a)}`);
+    const extra = args.slice(argIndex).map((a) => `${goTypeName(a)}=${formatValue(a, maxWidth)}`);
     out += `%!(EXTRA ${extra.join(', ')})`;
   }
+  if (out.length > maxWidth) throw tooLong(maxWidth);
   return out;
 }
 
@@ -58,17 +67,27 @@ interface Directive {
   verb: string;
 }
 
-function badVerb(value: unknown, verb: string): string {
-  if (value === null) return `%!${verb}(<nil>)`;
-  return `%!${verb}(${goTypeName(value)}=${goFormat(value)})`;
+function tooLong(max: number): Error {
+  return limitError(`printf would produce more than ${max} bytes`);
 }
 
-function formatOne(value: unknown, d: Directive): string {
+function badVerb(value: unknown, verb: string, max = DEFAULT_MAX): string {
+  if (value === null || value === undefined) return `%!${verb}(<nil>)`;
+  return `%!${verb}(${goTypeName(value)}=${formatValue(value, max)})`;
+}
+
+function badString(value: unknown): string {
+  return typeof value === 'string' ? value : badVerb(value, 's');
+}
+
+function formatOne(value: unknown, d: Directive, max: number): string {
   switch (d.verb) {
     case 'v':
-      return d.flags.includes('#') && typeof value === 'string' ? goQuote(value) : goFormat(value);
+      return d.flags.includes('#') && typeof value === 'string'
+        ? goQuote(value)
+        : formatValue(value, max);
     case 's':
-      return formatString(value, d);
+      return formatString(value, d, max);
     case 'q':
       if (typeof value === 'string') return goQuote(value);
       if (typeof value === 'bigint') return `'${String.fromCodePoint(Number(value))}'`;
@@ -83,7 +102,9 @@ function formatOne(value: unknown, d: Directive): string {
     case 'E':
     case 'g':
     case 'G':
-      return typeof value === 'number' ? signed(formatFloat(value, d), d) : badVerb(value, d.verb);
+      return typeof value === 'number'
+        ? signed(formatFloat(value, d), d)
+        : badVerb(value, d.verb, max);
     case 'x':
     case 'X':
     case 'o':
@@ -100,15 +121,10 @@ function formatOne(value: unknown, d: Directive): string {
   }
 }
 
-function formatString(value: unknown, d: Directive): string {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (Array.isArray(value))
-    text = `[${value.map((v) => formatString(v ?? null, { ...d, precision: undefined })).join(' ')}]`;
-  else if (isMap(value)) {
-    const keys = Object.keys(value).sort();
-    text = `map[${keys.map((k) => `${k}:${formatString(value[k] ?? null, { ...d, precision: undefined })}`).join(' ')}]`;
-  } else return badVerb(value, 's');
+/** %s: strings as they are, lists and maps element by element, anything else a bad verb. */
+function formatString(value: unknown, d: Directive, max: number): string {
+  if (typeof value !== 'object' || value === null) return badString(value);
+  const text = formatValue(value, max, badString);
   return d.precision === undefined ? text : Array.from(text).slice(0, d.precision).join('');
 }
 
@@ -232,17 +248,23 @@ export function goQuote(text: string): string {
 }
 
 /** fmt.Sprint: operands joined, with a space between two operands when neither is a string. */
-export function goSprint(args: readonly unknown[]): string {
+export function goSprint(args: readonly unknown[], max = DEFAULT_MAX): string {
   let out = '';
   args.forEach((arg, i) => {
     const isString = typeof arg === 'string';
     if (i > 0 && !isString && typeof args[i - 1] !== 'string') out += ' ';
-    out += goFormat(arg === undefined ? null : arg);
+    out += formatValue(arg === undefined ? null : arg, max);
+    if (out.length > max) throw tooLong(max);
   });
   return out;
 }
 
 /** fmt.Sprintln: operands always separated by spaces, newline appended. */
-export function goSprintln(args: readonly unknown[]): string {
-  return `${args.map((a) => goFormat(a === undefined ? null : a)).join(' ')}\n`;
+export function goSprintln(args: readonly unknown[], max = DEFAULT_MAX): string {
+  let out = '';
+  args.forEach((arg, i) => {
+    out += (i > 0 ? ' ' : '') + formatValue(arg === undefined ? null : arg, max);
+    if (out.length > max) throw tooLong(max);
+  });
+  return `${out}\n`;
 }

@@ -1,4 +1,5 @@
-import { goFormat } from '../go-format.js';
+import { charge, depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { chargeListVisit, chargeMapVisit } from './costs.js';
 import { renderError } from './faults.js';
 
 /**
@@ -49,7 +50,7 @@ export function goTruthy(value: unknown): boolean {
     case 'bigint':
       return value !== 0n;
     case 'object':
-      return Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0;
+      return Array.isArray(value) ? value.length > 0 : mapKeys(value as GoMap).length > 0;
     default:
       return false;
   }
@@ -82,10 +83,29 @@ export function setKey(map: GoMap, key: string, value: unknown): void {
   Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-/** sprig's strval: strings as they are, everything else as fmt's %v. */
-export function strval(value: unknown): string {
-  if (typeof value === 'string') return value;
-  return goFormat(value === undefined ? null : value);
+/** Maps up to this many keys are listed without charging: the common case stays free. */
+const FREE_KEYS = 32;
+
+/**
+ * The own keys of a map, charged one unit a key (listing the keys of a large map is O(n), so
+ * loops over `if $bigMap`, `len $bigMap`… must pay for it).
+ */
+export function mapKeys(map: GoMap): string[] {
+  const keys = Object.keys(map);
+  if (keys.length > FREE_KEYS) charge(keys.length);
+  return keys;
+}
+
+/** Charges sorting `n` items (about n·log2(n) / 4 units), before the sort runs. */
+export function chargeSort(n: number): void {
+  if (n > 8) charge((n * Math.ceil(Math.log2(n))) >> 2);
+}
+
+/** The keys of a map, charged for listing and sorting; the caller sorts them. */
+export function keysToSort(map: GoMap): string[] {
+  const keys = mapKeys(map);
+  chargeSort(keys.length);
+  return keys;
 }
 
 /** An integer argument (Go int); accepts template ints and integral float64 values. */
@@ -173,16 +193,27 @@ export function basicCompare(a: unknown, b: unknown): number {
   throw renderError(`incompatible types for comparison: ${goTypeName(a)} and ${goTypeName(b)}`);
 }
 
-/** reflect.DeepEqual on JSON-like values. */
-export function deepEqual(a: unknown, b: unknown): boolean {
+/**
+ * reflect.DeepEqual on JSON-like values. Charges every pair of values it compares and stops at
+ * MAX_VALUE_DEPTH, so shared (DAG) or cyclic values built by a template cannot make it run away.
+ */
+export function deepEqual(a: unknown, b: unknown, depth = 0): boolean {
   if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (depth >= MAX_VALUE_DEPTH) throw depthError('deepEqual');
   if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
+    if (a.length !== b.length) return false;
+    chargeListVisit(a.length);
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i], depth + 1)) return false;
+    return true;
   }
   if (isMap(a) && isMap(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+    chargeMapVisit(keys.length);
+    for (const k of keys)
+      if (!Object.hasOwn(b, k) || !deepEqual(a[k], b[k], depth + 1)) return false;
+    return true;
   }
   return false;
 }

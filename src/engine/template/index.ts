@@ -1,4 +1,13 @@
 import { KubemodError } from '../../errors/catalog.js';
+import {
+  activeMeter,
+  charge,
+  exempt,
+  WorkMeter,
+  withMeter,
+  type WorkLimits,
+} from '../work-meter.js';
+import { ITERATION_UNITS } from './costs.js';
 import { createTemplateEnvironment, type TemplateEnvironment } from './environment.js';
 import { parseError, renderError } from './faults.js';
 import { lexGoTemplate } from './go-lexer.js';
@@ -25,6 +34,69 @@ export interface CompiledTemplate {
 
 let sharedEnvironment: TemplateEnvironment | undefined;
 
+/**
+ * The work budget of a render that runs outside any metered evaluation (evaluate() activates a
+ * meter for each rule; tools and tests may render directly): far above what any real template
+ * needs, and more for a render allowed more loop iterations, so only a runaway template meets it,
+ * but finite: no render is ever unbounded.
+ */
+function unmeteredLimits(limits: TemplateLimits): Partial<WorkLimits> {
+  return {
+    requestUnits: Math.max(10_000_000, limits.maxIterations * ITERATION_UNITS * 2),
+    requestMillis: 10_000,
+  };
+}
+
+/**
+ * Handlebars builds a template's function on its first render, inside a request, and that build
+ * cannot be interrupted: it costs about 0.05–0.1 ms of CPU per AST node. These caps keep one
+ * build to a few tens of milliseconds; real templates (a label, a sidecar container) have tens of
+ * actions and at most a few hundred nodes.
+ */
+export const MAX_TEMPLATE_ACTIONS = 250;
+export const MAX_TEMPLATE_NODES = 1_000;
+
+/** Refuses a source with more than MAX_TEMPLATE_ACTIONS actions before parsing it. */
+function checkActionCount(source: string): void {
+  let actions = 0;
+  for (let at = source.indexOf('{{'); at !== -1; at = source.indexOf('{{', at + 2)) {
+    if (++actions > MAX_TEMPLATE_ACTIONS) {
+      throw parseError(
+        `template has more than ${String(MAX_TEMPLATE_ACTIONS)} actions; split it across several patch operations or rules`,
+      );
+    }
+  }
+}
+
+/**
+ * Work units per syntax node charged when a template is compiled: about the microseconds its
+ * first-render build takes, so the compile budget of a ModRule (compileRule) bounds the builds
+ * its templates will cost.
+ */
+export const TEMPLATE_NODE_UNITS = 50;
+
+/** Refuses a parsed template whose handlebars AST has more than MAX_TEMPLATE_NODES nodes. */
+function checkNodeCount(ast: HbsNode): void {
+  let nodes = 0;
+  const stack: unknown[] = [ast];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (Array.isArray(item)) {
+      for (const child of item) stack.push(child);
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) continue;
+    if (typeof (item as { type?: unknown }).type === 'string' && ++nodes > MAX_TEMPLATE_NODES) {
+      throw parseError(
+        `template is too large (more than ${String(MAX_TEMPLATE_NODES)} syntax nodes); split it across several patch operations or rules`,
+      );
+    }
+    for (const [key, child] of Object.entries(item)) {
+      if (key !== 'loc' && typeof child === 'object') stack.push(child);
+    }
+  }
+  charge(nodes * TEMPLATE_NODE_UNITS);
+}
+
 /** The handlebars environment, created on first use (never at import time). */
 function environment(): TemplateEnvironment {
   sharedEnvironment ??= createTemplateEnvironment();
@@ -41,31 +113,39 @@ export function compileTemplate(source: string): CompiledTemplate {
   if (!source.includes('{{')) {
     return { source, isStatic: true, render: () => source };
   }
+  checkActionCount(source);
   const env = environment();
   const native = isNativeHandlebars(source, env.functionNames);
   // Parse now so that every syntax error and unknown function is reported when the rule is
   // loaded. The handlebars function itself is built on first render: most rules in a large set
   // never match, and a built template costs ~10 KB of heap.
   const ast = native ? parseNative(source, env) : parseGo(source, env);
+  checkNodeCount(ast);
   if (native) precompileOrThrow(ast, env, native);
   let built: BuiltTemplate | undefined;
   return {
     source,
     isStatic: false,
     render(context: Record<string, unknown>, limits?: Partial<TemplateLimits>): string {
-      built ??= buildTemplate(source, env, native);
+      built ??= exempt(() => buildTemplate(source, env, native));
       const effective: TemplateLimits = { ...defaultTemplateLimits, ...limits };
       const state = createRenderState(effective);
-      let out: string;
-      try {
-        out = built.template(context, {
+      const template = built;
+      const run = (): string =>
+        template.template(context, {
           data: { km: state },
-          helpers: built.helpers,
+          helpers: template.helpers,
           allowProtoPropertiesByDefault: false,
           allowProtoMethodsByDefault: false,
-          allowedProtoProperties: built.denied,
-          allowedProtoMethods: built.denied,
+          allowedProtoProperties: template.denied,
+          allowedProtoMethods: template.denied,
         });
+      let out: string;
+      try {
+        out =
+          activeMeter() === undefined
+            ? withMeter(new WorkMeter(unmeteredLimits(effective)), run)
+            : run();
       } catch (err) {
         throw asRenderError(err);
       }

@@ -1,10 +1,10 @@
-import { goFormat } from '../go-format.js';
 import type { Helper } from './control-helpers.js';
 import { locate, runLoop } from './control-helpers.js';
 import { unfault } from './faults.js';
-import { isMap } from './go-values.js';
+import { formatValue } from './go-print.js';
+import { isMap, mapKeys } from './go-values.js';
 import { renderStateOf, splitHelperArgs, whereOf, type HelperOptions } from './helper-options.js';
-import { chargeOutput } from './render-state.js';
+import { chargeOutput, checkIterations } from './render-state.js';
 
 /** Handlebars truthiness: falsy values and empty arrays are false. */
 function hbsTruthy(value: unknown): boolean {
@@ -26,8 +26,12 @@ export function nativeHelpers(): Record<string, Helper> {
     _nprint: (...raw) => {
       const { args, options } = splitHelperArgs(raw);
       const value = resolved(args[0], options);
-      const text = value === undefined || value === null ? '' : goFormat(value);
-      chargeOutput(renderStateOf(options), text.length, whereOf(options));
+      const state = renderStateOf(options);
+      const text =
+        value === undefined || value === null
+          ? ''
+          : formatValue(value, state.limits.maxOutputBytes);
+      chargeOutput(state, text.length, whereOf(options));
       return text;
     },
     if: function (this: unknown, ...raw) {
@@ -48,13 +52,18 @@ export function nativeHelpers(): Record<string, Helper> {
     each: function (this: unknown, ...raw) {
       const { args, options } = splitHelperArgs(raw);
       const value = resolved(args[0], options);
+      const state = renderStateOf(options);
+      const where = whereOf(options);
+      const keys = isMap(value) ? mapKeys(value) : undefined;
+      const count = Array.isArray(value) ? value.length : (keys?.length ?? 0);
+      checkIterations(state, count, where);
       const entries: [unknown, unknown][] = Array.isArray(value)
         ? value.map((v, i) => [v, i])
-        : isMap(value)
-          ? Object.keys(value).map((k) => [value[k], k])
+        : isMap(value) && keys !== undefined
+          ? keys.map((k) => [value[k], k])
           : [];
       if (entries.length === 0) return options.inverse(this);
-      return runLoop(renderStateOf(options), whereOf(options), entries, (element, key, index) => {
+      return runLoop(state, where, entries, (element, key, index) => {
         const data = {
           ...options.data,
           key,
