@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
-import { main } from './main.js';
+import { lastResortMessage, main } from './main.js';
 
 const fixtures = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'eval');
 
@@ -40,7 +40,8 @@ describe('kubemod-ts dryrun', () => {
     const { code, stdout } = await run(['dryrun', ...sidecar, '--output', 'json']);
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(out)).toEqual(['patch', 'patched', 'rejections', 'diff']);
+    expect(Object.keys(out)).toEqual(['patch', 'patched', 'rejections', 'diff', 'failures']);
+    expect(out.failures).toEqual([]);
     expect(out.patch).toEqual([
       expect.objectContaining({ op: 'add', path: '/spec/template/spec/containers/1' }),
     ]);
@@ -167,5 +168,65 @@ spec:
     expect(badOp.code).toBe(2);
     const unknown = await run(['frobnicate']);
     expect(unknown.code).toBe(2);
+  });
+
+  it('lists rules that failed while evaluating: -o json in "failures", every output on stderr', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dryrun-'));
+    const file = join(dir, 'failing.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: api.kubemod.io/v1beta1
+kind: ModRule
+metadata: { name: failing }
+spec:
+  type: Patch
+  match: [{ select: '$.kind' }]
+  patch: [{ op: add, path: /metadata/labels/x, value: '{{ fail "nope" }}' }]
+`,
+    );
+    const json = await run([
+      'dryrun',
+      '--modrule',
+      file,
+      '--resource',
+      sidecar[3] ?? '',
+      '-o',
+      'json',
+    ]);
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout) as { patch: unknown[]; failures: unknown[] };
+    expect(out.patch).toEqual([]);
+    expect(out.failures).toEqual([
+      {
+        rule: 'team-a/failing',
+        field: 'spec.patch[0].value',
+        code: expect.stringMatching(/^KM\d{4}$/) as unknown,
+        message: expect.stringContaining('nope') as unknown,
+      },
+    ]);
+    for (const output of ['json', 'yaml', 'diff']) {
+      const { stderr } = await run([
+        'dryrun',
+        '--modrule',
+        file,
+        '--resource',
+        sidecar[3] ?? '',
+        '-o',
+        output,
+      ]);
+      expect(stderr).toMatch(
+        /^warning: ModRule team-a\/failing failed and was skipped: spec\.patch\[0\]\.value: .*nope/,
+      );
+    }
+  });
+});
+
+describe('lastResortMessage', () => {
+  it('is the first line of the message, never a stack trace', () => {
+    const err = new RangeError('Maximum call stack size exceeded');
+    expect(lastResortMessage(err)).toBe('Maximum call stack size exceeded');
+    expect(lastResortMessage(new Error('first\nsecond'))).toBe('first');
+    expect(lastResortMessage('text')).toBe('text');
+    expect(lastResortMessage(new Error(''))).toBe('unexpected error');
   });
 });

@@ -2,9 +2,11 @@ import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
 import { evaluate } from '../engine/evaluate.js';
-import { parseDocuments, compileModRules } from '../engine/load-rules.js';
-import { unifiedYamlDiff } from '../engine/patch/index.js';
+import { parseDocuments } from '../engine/load-rules.js';
 import { RuleStore } from '../engine/store.js';
+import { describeError } from '../errors/catalog.js';
+import { compileDocumentsSafely } from '../rules/rule-file.js';
+import { dryRunDiff } from '../webhook/dryrun-diff.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { expandRuleFiles, readResource, readText } from './read-inputs.js';
 
@@ -17,10 +19,11 @@ Evaluates ModRules against one Kubernetes object offline, exactly as the webhook
   --namespace  the admission request's namespace (default: the object's metadata.namespace;
                none for cluster-scoped objects). Rules without a namespace are loaded into it.
   --operation  CREATE (default), UPDATE or DELETE
-  --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff"})
-               or diff (unified diff of the YAML)
+  --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff",
+               "failures"}) or diff (unified diff of the YAML)
 Exit status: 0 when evaluation ran, 1 when an input is unreadable or a ModRule is invalid, 2 on
-usage errors. Rejections and rule failures are reported on stderr.
+usage errors. Rejections and rule failures (rules skipped, e.g. over their work limit) are
+reported on stderr.
 `;
 
 type OutputFormat = 'yaml' | 'json' | 'diff';
@@ -86,9 +89,9 @@ export function runDryrun(argv: readonly string[], io: CliIo): number {
   try {
     return dryrun(options, io);
   } catch (err) {
-    if (!(err instanceof CliError)) throw err;
-    io.stderr(`kubemod-ts dryrun: ${err.message}\n`);
-    return err.exitCode;
+    // Whatever fails (an input too large or too deep to evaluate or print), one line, never a trace.
+    io.stderr(`kubemod-ts dryrun: ${oneLine(describeError(err))}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
   }
 }
 
@@ -107,7 +110,7 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const errors: string[] = [];
   for (const file of expandRuleFiles(options.modrules)) {
     const parsed = parseDocuments(readText(file), file);
-    const loaded = compileModRules(parsed.documents, file, {
+    const loaded = compileDocumentsSafely(parsed.documents, file, {
       defaultNamespace: namespace ?? 'default',
     });
     errors.push(...parsed.errors, ...loaded.errors);
@@ -121,19 +124,23 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
       `warning: ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}\n`,
     );
   }
-  const diff = unifiedYamlDiff(
-    resource,
-    result.patched,
-    typeof resource.kind === 'string' ? resource.kind : 'object',
-  );
+  const diffName = typeof resource.kind === 'string' ? resource.kind : 'object';
   switch (options.output) {
-    case 'json':
+    case 'json': {
+      const failures = result.failures.map((f) => ({
+        rule: f.rule,
+        field: f.field ?? 'spec',
+        code: f.code,
+        message: f.message,
+      }));
+      const diff = dryRunDiff(resource, result.patched, { name: diffName });
       io.stdout(
-        `${JSON.stringify({ patch: result.patch, patched: result.patched, rejections: result.rejections, diff }, null, 2)}\n`,
+        `${JSON.stringify({ patch: result.patch, patched: result.patched, rejections: result.rejections, diff, failures }, null, 2)}\n`,
       );
       break;
+    }
     case 'diff':
-      io.stdout(diff);
+      io.stdout(dryRunDiff(resource, result.patched, { name: diffName }));
       break;
     case 'yaml':
       io.stdout(dump(result.patched, { lineWidth: -1, noRefs: true }));
@@ -145,4 +152,10 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
     );
   }
   return 0;
+}
+
+/** The first line of a message (error messages of parsers can span several). */
+function oneLine(message: string): string {
+  const newline = message.indexOf('\n');
+  return newline === -1 ? message : message.slice(0, newline);
 }

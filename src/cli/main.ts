@@ -49,6 +49,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
+/**
+ * The one line printed for an error no command handled: its message, never a stack trace (a
+ * user's input should not be answered with the program's internals).
+ */
+export function lastResortMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const line = message.split('\n', 1)[0] ?? '';
+  return line === '' ? 'unexpected error' : line;
+}
+
 function invokedDirectly(): boolean {
   const entry = process.argv[1];
   if (entry === undefined) return false;
@@ -65,9 +75,7 @@ if (invokedDirectly()) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(
-        `kubemod-ts: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-      );
+      process.stderr.write(`kubemod-ts: ${lastResortMessage(err)}\n`);
       process.exitCode = 1;
     },
   );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_WORK_LIMITS } from '../engine/work-meter.js';
 import {
   certificateExtraDnsNames,
   certificateIpAddresses,
@@ -23,6 +24,16 @@ describe('parseOperatorArgs', () => {
       leaseName: 'kubemod-operator-leader',
       identity: 'kubemod-0',
       webhookUrlBase: undefined,
+      work: DEFAULT_WORK_LIMITS,
+    });
+    const limited = parseOperatorArgs(
+      ['--namespace-work-units', '300000', '--rule-time-ms', '20'],
+      {},
+    );
+    expect(limited.kind === 'config' && limited.config.work).toEqual({
+      ...DEFAULT_WORK_LIMITS,
+      namespaceUnits: 300_000,
+      ruleMillis: 20,
     });
   });
 

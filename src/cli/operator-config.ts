@@ -7,6 +7,7 @@ import { KubemodError } from '../errors/catalog.js';
 import { LOG_LEVELS } from '../observability/logger.js';
 import type { OperatorConfig } from '../controller/operator-settings.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
+import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 
 export {
   certificateExtraDnsNames,
@@ -44,7 +45,7 @@ Options:
   --reconcile-interval-ms <ms>   periodic re-check of the webhook configurations (default 10000)
   --lease-duration-ms <ms>       leader Lease duration (default 15000)
   --shutdown-grace-ms <ms>       time in-flight requests get on SIGTERM/SIGINT (default 10000)
-  -h, --help                     show this help
+${workFlagsUsage(31)}  -h, --help                     show this help
 `;
 
 /** Parses `operator` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
@@ -76,6 +77,7 @@ export function parseOperatorArgs(
         'reconcile-interval-ms': { type: 'string' },
         'lease-duration-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
+        ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -146,6 +148,7 @@ export function parseOperatorArgs(
       ),
       bodyLimitBytes: DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes,
       deadlineMs: DEFAULT_WEBHOOK_LIMITS.deadlineMs,
+      work: workLimitsFlags(values),
     },
   };
 }

@@ -75,6 +75,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
             config.templateMaxOutputBytes === undefined
               ? {}
               : { maxOutputBytes: config.templateMaxOutputBytes },
+          work: config.work,
         },
       },
       { host: config.host, port: config.port, tls, shutdownGraceMs: config.shutdownGraceMs },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_WORK_LIMITS } from '../engine/work-meter.js';
 import { parseServeArgs } from './serve-config.js';
 import { runServe } from './serve-command.js';
 
@@ -17,6 +18,7 @@ describe('parseServeArgs', () => {
         bodyLimitBytes: 3 * 1024 * 1024,
         deadlineMs: 8000,
         templateMaxOutputBytes: undefined,
+        work: DEFAULT_WORK_LIMITS,
         debounceMs: 200,
         shutdownGraceMs: 10000,
       },
@@ -32,6 +34,10 @@ describe('parseServeArgs', () => {
         '1024',
         '--template-max-output',
         '500',
+        '--rule-work-units',
+        '5000',
+        '--request-time-ms',
+        '100',
       ],
       { KUBEMOD_LOG_LEVEL: 'debug' },
     );
@@ -41,6 +47,7 @@ describe('parseServeArgs', () => {
       bodyLimitBytes: 1024,
       templateMaxOutputBytes: 500,
       logLevel: 'debug',
+      work: { ...DEFAULT_WORK_LIMITS, ruleUnits: 5000, requestMillis: 100 },
     });
   });
 
@@ -53,6 +60,9 @@ describe('parseServeArgs', () => {
       /--log-level must be one of/,
     );
     expect(() => parseServeArgs(['--rules', 'r', '--bogus'], {})).toThrow(/bogus/);
+    expect(() => parseServeArgs(['--rules', 'r', '--rule-time-ms', '0'], {})).toThrow(
+      '--rule-time-ms must be an integer between 1 and 30000, got "0"',
+    );
   });
 });
 

@@ -4,6 +4,8 @@ import { integerFlag, logLevelFlag } from './flag-values.js';
 import { KubemodError } from '../errors/catalog.js';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
+import type { WorkLimits } from '../engine/work-meter.js';
+import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 
 /** Everything `kubemod-ts serve` is configured with, read once from flags and environment. */
 export interface ServeConfig {
@@ -19,6 +21,8 @@ export interface ServeConfig {
   readonly bodyLimitBytes: number;
   readonly deadlineMs: number;
   readonly templateMaxOutputBytes: number | undefined;
+  /** Work budget of one evaluation (--rule-work-units, --rule-time-ms, …). */
+  readonly work: WorkLimits;
   readonly debounceMs: number;
   readonly shutdownGraceMs: number;
 }
@@ -42,7 +46,7 @@ Options:
   --body-limit <bytes>       largest request body (default ${String(DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes)})
   --deadline-ms <ms>         requests that waited longer are allowed unevaluated (default ${String(DEFAULT_WEBHOOK_LIMITS.deadlineMs)})
   --template-max-output <n>  per-template output limit in characters (default: the engine's)
-  --debounce-ms <ms>         quiet period before reloading changed rules (default 200)
+${workFlagsUsage(27)}  --debounce-ms <ms>         quiet period before reloading changed rules (default 200)
   --shutdown-grace-ms <ms>   time in-flight requests get on SIGTERM/SIGINT (default 10000)
   -h, --help                 show this help
 `;
@@ -69,6 +73,7 @@ export function parseServeArgs(
         'body-limit': { type: 'string' },
         'deadline-ms': { type: 'string' },
         'template-max-output': { type: 'string' },
+        ...WORK_FLAG_OPTIONS,
         'debounce-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -111,6 +116,7 @@ export function parseServeArgs(
         templateMax === undefined
           ? undefined
           : integerFlag(templateMax, '--template-max-output', 0, 1, 2 ** 31),
+      work: workLimitsFlags(values),
       debounceMs: integerFlag(values['debounce-ms'], '--debounce-ms', 200, 0, 60_000),
       shutdownGraceMs: integerFlag(
         values['shutdown-grace-ms'],

@@ -16,28 +16,32 @@ export async function startHealthServer(options: {
   ready: () => boolean;
   metrics: Metrics;
 }): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405).end();
-      return;
-    }
-    if (path === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    } else if (path === '/readyz') {
-      const ready = options.ready();
-      res
-        .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
-        .end(ready ? 'ok' : 'not ready');
-    } else if (path === '/metrics') {
-      options.metrics.render().then(
-        (text) => res.writeHead(200, { 'content-type': options.metrics.contentType }).end(text),
-        () => res.writeHead(500).end(),
-      );
-    } else {
-      res.writeHead(404).end();
-    }
-  });
+  // Probes and scrapes are quick: a client that dawdles is cut off as on the webhook port.
+  const server: Server = createServer(
+    { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405).end();
+        return;
+      }
+      if (path === '/healthz') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      } else if (path === '/readyz') {
+        const ready = options.ready();
+        res
+          .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
+          .end(ready ? 'ok' : 'not ready');
+      } else if (path === '/metrics') {
+        options.metrics.render().then(
+          (text) => res.writeHead(200, { 'content-type': options.metrics.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        );
+      } else {
+        res.writeHead(404).end();
+      }
+    },
+  );
   server.listen(options.port, options.host);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;

@@ -2,6 +2,7 @@ import { formatFieldErrors, validateModRule } from '../api/index.js';
 import type { JsonObject } from '../engine/json.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
 import type { Compilers } from '../engine/compilers.js';
+import { unexpectedCompileError } from '../rules/compile-modrule.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Informer, KubeObject } from './informer.js';
@@ -66,7 +67,18 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
       typeof status === 'object' && status !== null && !Array.isArray(status) ? status : undefined,
   };
   // compileRule reports the select/regex/template/path errors, so validation is structural here.
-  const validated = validateModRule(obj, { semantic: false });
+  let validated: ReturnType<typeof validateModRule>;
+  try {
+    validated = validateModRule(obj, { semantic: false });
+  } catch (err) {
+    options.store.delete(meta.namespace, meta.name);
+    return {
+      ...base,
+      ready: false,
+      reason: 'Invalid',
+      message: formatFieldErrors([unexpectedCompileError(err)]),
+    };
+  }
   if (!validated.ok) {
     options.store.delete(meta.namespace, meta.name);
     return {
@@ -85,13 +97,16 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
     options.store.put(compiled);
     return { ...base, ready: true, reason: 'Loaded', message: 'The ModRule is loaded and active.' };
   } catch (err) {
-    if (!(err instanceof RuleCompileError)) throw err;
+    // Any error, not only RuleCompileError (a stack overflow compiling a 4,000-term select), is
+    // this rule's own status: an invalid rule never stops the sync of the others.
     options.store.delete(meta.namespace, meta.name);
     return {
       ...base,
       ready: false,
       reason: 'CompileFailed',
-      message: formatFieldErrors(err.errors),
+      message: formatFieldErrors(
+        err instanceof RuleCompileError ? err.errors : [unexpectedCompileError(err)],
+      ),
     };
   }
 }
@@ -115,11 +130,7 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
   informer.on('update', (obj, old) => {
     // Status-only updates (our own writes) do not change the rule.
     const gen = metaOf(obj).generation;
-    if (
-      gen !== undefined &&
-      gen === metaOf(old).generation &&
-      JSON.stringify(obj.spec) === JSON.stringify(old.spec)
-    ) {
+    if (gen !== undefined && gen === metaOf(old).generation && sameSpec(obj, old)) {
       const result = loadResultForStatusOnly(obj, options);
       if (result !== undefined) options.onResult?.(`${result.namespace}/${result.name}`, result);
       return;
@@ -132,6 +143,15 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
     options.logger.debug({ rule: `${meta.namespace}/${meta.name}` }, 'ModRule removed');
     options.onResult?.(`${meta.namespace}/${meta.name}`, undefined);
   });
+}
+
+/** True when both objects have the same spec (false when it cannot be compared, e.g. too deep). */
+function sameSpec(a: KubeObject, b: KubeObject): boolean {
+  try {
+    return JSON.stringify(a.spec) === JSON.stringify(b.spec);
+  } catch {
+    return false;
+  }
 }
 
 /** After a status-only change, report the stored outcome with the new current status. */

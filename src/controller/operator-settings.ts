@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { WorkLimits } from '../engine/work-meter.js';
 import type { LogLevel } from '../observability/logger.js';
 
 /** Everything `kubemod-ts operator` is configured with, read once from flags and environment. */
@@ -34,6 +35,8 @@ export interface OperatorConfig {
   readonly shutdownGraceMs: number;
   readonly bodyLimitBytes: number;
   readonly deadlineMs: number;
+  /** Work budget of one evaluation (rule/namespace/request units and milliseconds). */
+  readonly work: WorkLimits;
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

@@ -185,6 +185,7 @@ export async function startOperator(
           bodyLimitBytes: config.bodyLimitBytes,
           deadlineMs: config.deadlineMs,
           template: {},
+          work: config.work,
         },
         clusterNamespace: config.clusterNamespace,
       },

@@ -4,6 +4,8 @@ import {
   type DefaultedModRule,
   type FieldError,
 } from '../api/index.js';
+import { describeError, errorCatalog, KubemodError } from '../errors/catalog.js';
+import type { Compilers } from '../engine/compilers.js';
 import { compileRule, RuleCompileError, type CompiledRule } from '../engine/rule.js';
 
 export type ModRuleCheck =
@@ -14,13 +16,48 @@ export interface ModRuleCheckOptions {
   readonly clusterNamespace: string;
   /** Namespace given to a rule without `metadata.namespace`. */
   readonly defaultNamespace: string;
+  /** Shared compilers (see cachingCompilers) when many rules are loaded into one process. */
+  readonly compilers?: Compilers | undefined;
 }
 
 /**
  * The whole admission-time check of a ModRule: API validation and defaulting, then compilation
  * (selects, regexes, templates, patch paths), so every problem is reported with its field path.
+ * Never throws: whatever goes wrong while checking one rule (a stack overflow compiling an
+ * enormous expression included) is that rule's field error.
  */
 export function checkModRule(raw: unknown, options: ModRuleCheckOptions): ModRuleCheck {
+  try {
+    return checkUnguarded(raw, options);
+  } catch (err) {
+    return {
+      ok: false,
+      key: keyOf(raw, options.defaultNamespace),
+      errors: [unexpectedCompileError(err)],
+    };
+  }
+}
+
+/**
+ * The field error for an error compileRule did not catalogue (e.g. a RangeError from compiling a
+ * 4,000-term select): on `spec`, or on the field a KubemodError names.
+ */
+export function unexpectedCompileError(err: unknown): FieldError {
+  if (err instanceof RuleCompileError) {
+    const first = err.errors[0];
+    if (first !== undefined) return first;
+  }
+  if (err instanceof KubemodError) {
+    return { field: err.field ?? 'spec', message: err.rawMessage(), code: err.code };
+  }
+  const message =
+    err instanceof RangeError
+      ? `the rule is too large or too deeply nested to compile (${describeError(err)})`
+      : `the rule cannot be compiled: ${describeError(err)}`;
+  return { field: 'spec', message, code: errorCatalog.MODRULE_INVALID.code };
+}
+
+function checkUnguarded(raw: unknown, options: ModRuleCheckOptions): ModRuleCheck {
   // Structural validation, then one compilation that reports the select/regex/template/path
   // errors. Only an invalid structure takes the full validation, so that its errors are listed
   // together with the compile errors of the parts that could be read.

@@ -107,6 +107,75 @@ describe('createDirectoryRuleSource', () => {
   });
 });
 
+describe('a rules file caught half-written', () => {
+  it('keeps its last good rules until it parses again, and logs why', async () => {
+    const file = join(dir, 'team.yaml');
+    await writeFile(file, `${rule('one')}---\n${rule('two')}`);
+    await writeFile(join(dir, 'other.yaml'), rule('three'));
+    const lines: string[] = [];
+    source = createDirectoryRuleSource({
+      dir,
+      clusterNamespace: 'kubemod-system',
+      logger: createLogger({ level: 'info', destination: { write: (l: string) => lines.push(l) } }),
+      debounceMs: 10_000, // reloads are driven by the test
+    });
+    await source.start();
+    const keys = (): string[] => (source?.store().all() ?? []).map((r) => r.key).sort();
+    expect(keys()).toEqual(['default/one', 'default/three', 'default/two']);
+
+    // Cut mid-document: not valid YAML.
+    const whole = `${rule('one')}---\n${rule('two')}`;
+    await writeFile(file, whole.slice(0, whole.indexOf("select: '$.kind'") + 12));
+    const half = await source.reload();
+    expect(keys()).toEqual(['default/one', 'default/three', 'default/two']);
+    expect(half.kept).toEqual(['team.yaml']);
+    expect(half.errors).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${file}: not valid YAML: .*; keeping its last good ModRule\\(s\\) \\(2\\) until it parses again$`,
+        ),
+      ),
+    ]);
+    expect(lines.some((l) => l.includes('keeping its last good ModRule(s) (2)'))).toBe(true);
+
+    // Half-written again on the next reload: still the same last good rules.
+    expect((await source.reload()).kept).toEqual(['team.yaml']);
+    expect(keys()).toEqual(['default/one', 'default/three', 'default/two']);
+
+    // Parses again: its new content replaces the old.
+    await writeFile(file, rule('four'));
+    await source.reload();
+    expect(keys()).toEqual(['default/four', 'default/three']);
+
+    // Parses, with one invalid document: the valid documents load, the invalid one is reported
+    // (an invalid document does not bring back an older version of its rule).
+    await writeFile(
+      file,
+      `${rule('four')}---\n${rule('five').replace("select: '$.kind'", "select: '$.['")}`,
+    );
+    const partial = await source.reload();
+    expect(keys()).toEqual(['default/four', 'default/three']);
+    expect(partial.kept).toEqual([]);
+    expect(partial.errors).toEqual([expect.stringContaining('document 2 (ModRule default/five)')]);
+
+    // Deleted: its rules go.
+    await rm(file);
+    await source.reload();
+    expect(keys()).toEqual(['default/three']);
+  });
+
+  it('loads nothing from a file that has never parsed', async () => {
+    await writeFile(join(dir, 'a.yaml'), 'key: [unclosed');
+    const load = await loadRuleDirectory(dir, {
+      clusterNamespace: 'kubemod-system',
+      previous: new Map([['b.yaml', []]]),
+    });
+    expect(load.store.size).toBe(0);
+    expect(load.kept).toEqual([]);
+    expect(load.errors).toEqual([expect.stringMatching(/a\.yaml: not valid YAML: /)]);
+  });
+});
+
 async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const start = Date.now();
   while (!condition()) {

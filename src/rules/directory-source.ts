@@ -1,11 +1,12 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, KubemodError } from '../errors/catalog.js';
-import { loadModRules } from '../engine/load-rules.js';
 import { cachingCompilers } from '../engine/compilers.js';
+import type { CompiledRule } from '../engine/rule.js';
 import { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
+import { readRuleFile } from './rule-file.js';
 
 /** Namespace of a rule file document without `metadata.namespace`. */
 export const DIRECTORY_DEFAULT_NAMESPACE = 'default';
@@ -17,6 +18,25 @@ export interface DirectoryLoad {
   readonly files: readonly string[];
   /** One line per refused file or document: `<file>: document <n> (ModRule <ns>/<name>): <field>: <reason>; …` */
   readonly errors: readonly string[];
+  /**
+   * The rules of each file (relative path) as last parsed: for a file that parsed this time its
+   * valid rules, for one that did not the rules kept from before. The next load keeps these for a
+   * file it cannot parse.
+   */
+  readonly lastGood: ReadonlyMap<string, readonly CompiledRule[]>;
+  /** Files that could not be read or parsed and whose last good rules were kept. */
+  readonly kept: readonly string[];
+}
+
+export interface DirectoryLoadOptions {
+  readonly clusterNamespace: string;
+  /**
+   * `lastGood` of the previous load. A file that cannot be read or parsed now (e.g. caught
+   * half-written by an editor or a ConfigMap update) keeps these rules until it parses again; a
+   * deleted file loses its rules; a file that parses loads its valid documents and reports the
+   * invalid ones (an invalid document does not keep an older version of its rule).
+   */
+  readonly previous?: ReadonlyMap<string, readonly CompiledRule[]>;
 }
 
 /**
@@ -26,7 +46,7 @@ export interface DirectoryLoad {
  */
 export async function loadRuleDirectory(
   dir: string,
-  options: { clusterNamespace: string },
+  options: DirectoryLoadOptions,
 ): Promise<DirectoryLoad> {
   let files: string[];
   try {
@@ -49,22 +69,34 @@ export async function loadRuleDirectory(
   const store = new RuleStore({ clusterNamespace: options.clusterNamespace });
   const compilers = cachingCompilers();
   const errors: string[] = [];
+  const lastGood = new Map<string, readonly CompiledRule[]>();
+  const kept: string[] = [];
   for (const file of files) {
     const source = join(dir, file);
-    let text: string;
-    try {
-      text = await readFile(source, 'utf8');
-    } catch (err) {
-      errors.push(`${source}: cannot be read: ${describeError(err)}`);
-      continue;
-    }
-    const loaded = loadModRules(text, source, {
+    const read = await readRuleFile(source, {
       defaultNamespace: DIRECTORY_DEFAULT_NAMESPACE,
       clusterNamespace: options.clusterNamespace,
       compilers,
     });
-    errors.push(...loaded.errors);
-    for (const rule of loaded.rules) {
+    let rules: readonly CompiledRule[];
+    if (read.kind === 'gone') continue;
+    if (read.kind === 'unusable') {
+      const previous = options.previous?.get(file);
+      if (previous === undefined) {
+        errors.push(read.error);
+        continue;
+      }
+      errors.push(
+        `${read.error}; keeping its last good ModRule(s) (${String(previous.length)}) until it parses again`,
+      );
+      kept.push(file);
+      rules = previous;
+    } else {
+      errors.push(...read.errors);
+      rules = read.rules;
+    }
+    lastGood.set(file, rules);
+    for (const rule of rules) {
       if (store.get(rule.namespace, rule.name) !== undefined) {
         errors.push(
           `${source}: ModRule ${rule.key} is already defined by an earlier file; ignored`,
@@ -74,7 +106,7 @@ export async function loadRuleDirectory(
       store.put(rule);
     }
   }
-  return { store, files, errors };
+  return { store, files, errors, lastGood, kept };
 }
 
 export interface DirectoryRuleSourceOptions {
@@ -111,9 +143,15 @@ export function createDirectoryRuleSource(
   let running: Promise<DirectoryLoad> | undefined;
   let again = false;
 
+  let lastGood: ReadonlyMap<string, readonly CompiledRule[]> = new Map();
+
   const loadOnce = async (): Promise<DirectoryLoad> => {
-    const load = await loadRuleDirectory(dir, { clusterNamespace: options.clusterNamespace });
+    const load = await loadRuleDirectory(dir, {
+      clusterNamespace: options.clusterNamespace,
+      previous: lastGood,
+    });
     current = load.store;
+    lastGood = load.lastGood;
     loaded = true;
     for (const error of load.errors) logger.error({ dir }, `invalid rule file: ${error}`);
     logger.info(
@@ -122,6 +160,7 @@ export function createDirectoryRuleSource(
         files: load.files.length,
         rules: load.store.size,
         invalid: load.errors.length,
+        kept: load.kept,
         namespaces: Object.fromEntries(load.store.countsByNamespace()),
       },
       'ModRules loaded',

@@ -2,10 +2,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { describeError, KubemodError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { RequestResult } from '../observability/metrics.js';
 import {
   parseAdmissionReview,
   serializeAdmissionReview,
   type AdmissionRequest,
+  type ParsedAdmissionReview,
 } from './admission-review.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
 import { errorAnswer } from './errors.js';
@@ -39,11 +41,33 @@ export function answerAdmission(
   options: Pick<AdmissionListenerOptions, 'clock' | 'metrics'>,
 ): unknown {
   const review = parseAdmissionReview(parseJsonBody(body));
-  const { response, result } = route.handle(review.request, options.clock() - startedAt);
-  const answer = serializeAdmissionReview(review.apiVersion, review.request.uid, response);
+  const outcome = route.handle(review.request, options.clock() - startedAt);
+  const { answer, result } = serialize(review, outcome);
   const seconds = (options.clock() - startedAt) / 1000;
   options.metrics.observeRequest(route.webhook, review.request.operation, result, seconds);
   return answer;
+}
+
+/**
+ * The AdmissionReview answer. A patch too deep to write (V8's JSON.stringify overflows its stack)
+ * is dropped: the request is allowed unchanged with a warning, as for any failed evaluation.
+ */
+function serialize(
+  review: ParsedAdmissionReview,
+  outcome: HandlerOutcome,
+): { answer: unknown; result: RequestResult } {
+  const { apiVersion, request } = review;
+  try {
+    return {
+      answer: serializeAdmissionReview(apiVersion, request.uid, outcome.response),
+      result: outcome.result,
+    };
+  } catch (err) {
+    if (outcome.response.patch === undefined || !outcome.response.allowed) throw err;
+    const warning = `kubemod-ts: ModRules not applied, the patch cannot be written: ${describeError(err).slice(0, 60)}`;
+    const response = { allowed: true, warnings: [...(outcome.response.warnings ?? []), warning] };
+    return { answer: serializeAdmissionReview(apiVersion, request.uid, response), result: 'error' };
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { RuleFailure } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import type { RuleStore } from '../engine/store.js';
 import type { TemplateLimits } from '../engine/template/index.js';
+import type { WorkLimits } from '../engine/work-meter.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 
@@ -40,12 +41,19 @@ export interface WebhookLimits {
   readonly deadlineMs: number;
   /** Per-request template limits handed to the engine. */
   readonly template: Partial<TemplateLimits>;
+  /**
+   * Work budget of one evaluation (units and milliseconds per rule, per namespace and per
+   * request); unset fields take DEFAULT_WORK_LIMITS. A rule over its budget fails like any
+   * failing rule: skipped, logged, counted and named in a warning, the others still apply.
+   */
+  readonly work: Partial<WorkLimits>;
 }
 
 export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
   bodyLimitBytes: 3 * 1024 * 1024,
   deadlineMs: 8000,
   template: Object.freeze({}),
+  work: Object.freeze({}),
 });
 
 export interface WebhookDependencies {

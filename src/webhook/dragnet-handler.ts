@@ -1,5 +1,5 @@
 import type { AdmissionOperation } from '../api/index.js';
-import { describeError } from '../errors/catalog.js';
+import { describeError, KubemodError } from '../errors/catalog.js';
 import { evaluate, type EvaluationResult } from '../engine/evaluate.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import type { RequestResult } from '../observability/metrics.js';
@@ -66,26 +66,66 @@ export function handleDragnet(
       object,
       syntheticRefs: syntheticRefsFor(object, namespace, deps.refs),
       limits: deps.limits.template,
+      work: deps.limits.work,
+      clock: deps.clock,
     });
     return answer(result, context, deps);
   } catch (err) {
-    deps.logger.error(
+    // A catalogued error here is the request's own budget (work or depth outside any rule).
+    const known = err instanceof KubemodError;
+    deps.logger[known ? 'warn' : 'error'](
       { uid: request.uid, kind, namespace, name: context.name, err },
-      'internal error while evaluating ModRules; request allowed unchanged',
+      known
+        ? 'ModRules could not be applied to this object; request allowed unchanged'
+        : 'internal error while evaluating ModRules; request allowed unchanged',
     );
+    const what = known ? 'ModRules not applied' : 'internal error, ModRules not applied';
     return {
       response: {
         allowed: true,
-        warnings: [
-          `kubemod-ts: internal error, ModRules not applied: ${truncate(describeError(err), 60)}`,
-        ],
+        warnings: [`kubemod-ts: ${what}: ${truncate(describeError(err), 60)}`],
       },
       result: 'error',
     };
   }
 }
 
+/** Warnings are shown to the user by kubectl; the API server truncates long ones. */
+const MAX_WARNING_CHARS = 120;
+
+/**
+ * The warning naming the rules that failed and were skipped (work limit, template error, …):
+ * `kubemod-ts: ModRule(s) failed and were skipped: a/x, b/y (+2 more); see the operator log`.
+ */
+export function failedRulesWarning(rules: readonly string[]): string {
+  let text = 'kubemod-ts: ModRule(s) failed and were skipped: ';
+  for (const [index, rule] of rules.entries()) {
+    const next = index === 0 ? rule : `, ${rule}`;
+    const left = rules.length - index - 1;
+    const tail = left > 0 ? ` (+${String(left)} more)` : '';
+    if (text.length + next.length + tail.length > MAX_WARNING_CHARS) {
+      // The previous round left room for this tail (same count), so it always fits.
+      if (index > 0) return `${text} (+${String(rules.length - index)} more)`;
+      return `${truncate(text + next, MAX_WARNING_CHARS - tail.length)}${tail}`;
+    }
+    text += next;
+  }
+  return text;
+}
+
 function answer(
+  result: EvaluationResult,
+  context: RuleFailureContext,
+  deps: WebhookDependencies,
+): HandlerOutcome {
+  const outcome = decide(result, context, deps);
+  if (result.failures.length === 0) return outcome;
+  const failed = [...new Set(result.failures.map((f) => f.rule))];
+  const warnings = [...(outcome.response.warnings ?? []), failedRulesWarning(failed)];
+  return { ...outcome, response: { ...outcome.response, warnings } };
+}
+
+function decide(
   result: EvaluationResult,
   context: RuleFailureContext,
   deps: WebhookDependencies,

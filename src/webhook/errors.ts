@@ -10,6 +10,10 @@ const STATUS_BY_KIND: Partial<Record<ErrorName, number>> = {
   INPUT_INVALID: 400,
   INPUT_UNREADABLE: 400,
   MODRULE_INVALID: 400,
+  // An input that needs more work, depth or YAML expansion than a request may use.
+  WORK_LIMIT: 400,
+  DEPTH_LIMIT: 400,
+  YAML_LIMIT: 400,
 };
 
 export function httpStatusOf(err: KubemodError): number {
@@ -22,9 +26,21 @@ export interface HttpErrorBody {
   readonly code: string;
 }
 
-/** Maps the errors body-parser raises (size, encoding) onto the catalog; other errors pass through. */
+/**
+ * Maps the errors body-parser raises (size, encoding, corrupt compressed data) onto the catalog;
+ * other errors pass through.
+ */
 export function fromBodyParserError(err: unknown, limitBytes: number): unknown {
-  if (typeof err !== 'object' || err === null || !('type' in err)) return err;
+  if (typeof err !== 'object' || err === null) return err;
+  if (isZlibError(err)) {
+    return new KubemodError(
+      'REQUEST_MALFORMED',
+      `request body cannot be decompressed: ${describeError(err)}`,
+      undefined,
+      { cause: err },
+    );
+  }
+  if (!('type' in err)) return err;
   const type: unknown = err.type;
   if (type === 'entity.too.large') {
     return new KubemodError(
@@ -47,6 +63,13 @@ export function fromBodyParserError(err: unknown, limitBytes: number): unknown {
     );
   }
   return err;
+}
+
+/** An error of node:zlib (corrupt or truncated gzip/deflate/br data): its code is Z_* or ERR_ZLIB_*. */
+function isZlibError(err: object): boolean {
+  if (!('code' in err)) return false;
+  const code: unknown = err.code;
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_ZLIB'));
 }
 
 /**

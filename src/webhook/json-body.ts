@@ -1,19 +1,57 @@
 import express, { type RequestHandler } from 'express';
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonValue } from '../engine/json.js';
+import { fromBodyParserError } from './errors.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 /**
  * Reads the body as raw bytes whatever its Content-Type (curl -d sends form-encoded bodies) up to
- * `limitBytes`; body-parser's size error is mapped to REQUEST_TOO_LARGE by the error handler.
+ * `limitBytes`, inflating gzip/deflate/br bodies. The limit applies to the inflated bytes, and
+ * inflating stops as soon as it is passed (a small compressed body that would inflate to
+ * gigabytes is cut at the limit). Every failure to read the body is catalogued: too large is
+ * REQUEST_TOO_LARGE; a corrupt, truncated or unknown encoding, a broken stream and anything else
+ * the reader throws is REQUEST_MALFORMED, never an internal error.
  */
 export function rawBody(limitBytes: number): RequestHandler {
-  return express.raw({ type: () => true, limit: limitBytes });
+  const read: RequestHandler = express.raw({ type: () => true, limit: limitBytes });
+  return (req, res, next) => {
+    read(req, res, (err?: unknown) => {
+      if (err === undefined || err === null || err === 'route' || err === 'router') {
+        next(err as undefined);
+        return;
+      }
+      next(bodyReadError(err, limitBytes));
+    });
+  };
 }
 
-/** Parses the raw body read by rawBody as JSON; throws REQUEST_MALFORMED with the parser's reason. */
+/** The catalogued error for a failure of the body reader. */
+export function bodyReadError(err: unknown, limitBytes: number): KubemodError {
+  const mapped = fromBodyParserError(err, limitBytes);
+  if (mapped instanceof KubemodError) return mapped;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new KubemodError(
+    'REQUEST_MALFORMED',
+    `request body cannot be read: ${reason}`,
+    undefined,
+    { cause: err },
+  );
+}
+
+/**
+ * Parses the raw body read by rawBody as JSON; throws REQUEST_MALFORMED with the parser's reason,
+ * or when the body nests deeper than MAX_JSON_DEPTH (checked first: parsing slows down sharply
+ * with depth).
+ */
 export function parseJsonBody(body: unknown): JsonValue {
   if (!Buffer.isBuffer(body) || body.length === 0) {
     throw new KubemodError('REQUEST_MALFORMED', 'request body is empty; expected JSON');
+  }
+  if (exceedsJsonDepth(body)) {
+    throw new KubemodError(
+      'REQUEST_MALFORMED',
+      `request body nests deeper than ${String(MAX_JSON_DEPTH)} levels`,
+    );
   }
   try {
     return JSON.parse(body.toString('utf8')) as JsonValue;

@@ -2,7 +2,12 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { KubemodError } from '../errors/catalog.js';
+import { describeError, KubemodError } from '../errors/catalog.js';
+import {
+  DEFAULT_LAG_SAMPLE_MS,
+  startEventLoopLagSampler,
+  type LagTimers,
+} from '../observability/event-loop-lag.js';
 import type { WebhookDependencies } from './dependencies.js';
 import { handleDragnet } from './dragnet-handler.js';
 import {
@@ -11,11 +16,18 @@ import {
   type AdmissionRoute,
 } from './admission-listener.js';
 import { handleDryRun } from './dryrun-handler.js';
+import {
+  DEFAULT_WEBHOOK_TIMEOUTS,
+  dropIdleSockets,
+  timeoutServerOptions,
+  type WebhookTimeouts,
+} from './server-timeouts.js';
 import { createErrorHandler, fromBodyParserError, sendError } from './errors.js';
 import { parseJsonBody, rawBody } from './json-body.js';
 import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
 import { handlePodBinding } from './podbinding-handler.js';
 
+export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './server-timeouts.js';
 export {
   DEFAULT_WEBHOOK_LIMITS,
   type NodeRefBinder,
@@ -47,6 +59,15 @@ export interface WebhookServerOptions {
   readonly tls: TlsMaterial;
   /** How long close() lets in-flight requests finish before dropping connections (default 10 s). */
   readonly shutdownGraceMs?: number;
+  /** Client time limits (defaults: DEFAULT_WEBHOOK_TIMEOUTS). */
+  readonly timeouts?: Partial<WebhookTimeouts>;
+  /**
+   * Event-loop lag sampling into `kubemod_event_loop_lag_seconds` while the server runs: the
+   * interval in ms (default 50), or 0 for none. close() stops it.
+   */
+  readonly lagSampleMs?: number;
+  /** Clock and timer of the lag sampler (tests). */
+  readonly lagTimers?: LagTimers;
 }
 
 export interface StartedWebhookServer {
@@ -130,7 +151,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     const startedAt = startedAtOf(res, clock);
     res.locals.webhook = 'dryrun';
     const answer = handleDryRun(parseJsonBody(req.body), deps);
-    res.status(200).json(answer);
+    res.status(200).type('application/json').send(jsonText(answer));
     deps.metrics.observeRequest(
       'dryrun',
       'CREATE',
@@ -175,6 +196,20 @@ function buildApp(deps: WebhookDependencies): AppState {
   return { app, pending, routes };
 }
 
+/** JSON.stringify, refusing a value too deep to write (V8 overflows its stack) as DEPTH_LIMIT. */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    throw new KubemodError(
+      'DEPTH_LIMIT',
+      `the answer cannot be written: ${describeError(err)}`,
+      undefined,
+      { cause: err },
+    );
+  }
+}
+
 function startedAtOf(res: Response, clock: () => number): number {
   const value: unknown = res.locals.startedAt;
   return typeof value === 'number' ? value : clock();
@@ -195,12 +230,28 @@ export async function startWebhookServer(
     metrics: deps.metrics,
     fallback: app,
   });
-  const server: Server = createServer({ cert: options.tls.cert, key: options.tls.key }, listener);
+  const timeouts = { ...DEFAULT_WEBHOOK_TIMEOUTS, ...options.timeouts };
+  const server: Server = createServer(
+    { cert: options.tls.cert, key: options.tls.key, ...timeoutServerOptions(timeouts) },
+    listener,
+  );
+  dropIdleSockets(server, timeouts);
   server.on('tlsClientError', (err) => {
     deps.logger.debug({ err }, 'TLS handshake failed');
   });
   server.listen(options.port, options.host);
   await once(server, 'listening');
+  const lagSampleMs = options.lagSampleMs ?? DEFAULT_LAG_SAMPLE_MS;
+  const sampler =
+    lagSampleMs > 0
+      ? startEventLoopLagSampler({
+          observe: (seconds) => {
+            deps.metrics.observeEventLoopLag(seconds);
+          },
+          intervalMs: lagSampleMs,
+          timers: options.lagTimers,
+        })
+      : undefined;
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `https://${host}:${String(port)}`;
@@ -215,6 +266,7 @@ export async function startWebhookServer(
     },
     close(): Promise<void> {
       closing = true;
+      sampler?.stop();
       closed ??= shutdown(server, pending, options.shutdownGraceMs ?? 10_000).then(() => {
         deps.logger.info('webhook server stopped');
       });

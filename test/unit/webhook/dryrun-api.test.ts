@@ -62,12 +62,18 @@ describe('PUT /v1/dryrun', () => {
     ];
     const answer = await put(JSON.stringify({ resourceManifest: RESOURCE, modRules }));
     expect(answer.status).toBe(200);
-    const body = answer.json<{ patch: unknown; diff: string; rejections: string[] }>();
+    const body = answer.json<{
+      patch: unknown;
+      diff: string;
+      rejections: string[];
+      failures: unknown[];
+    }>();
     expect(body.patch).toEqual([{ op: 'add', path: '/data/owner', value: 'team-a' }]);
     expect(body.rejections).toEqual(['team-a/no-fast: "fast mode is off limits"']);
     expect(body.diff).toContain('--- ConfigMap/settings\tbefore');
     expect(body.diff).toContain('+  owner: team-a');
-    expect(Object.keys(body).sort()).toEqual(['diff', 'patch', 'rejections']);
+    expect(Object.keys(body).sort()).toEqual(['diff', 'failures', 'patch', 'rejections']);
+    expect(body.failures).toEqual([]);
   });
 
   it('answers 400 with {"error"} listing each invalid ModRule with its field errors', async () => {

@@ -11,6 +11,7 @@ import {
   type StartedWebhookServer,
   type TlsMaterial,
   type WebhookDependencies,
+  type WebhookServerOptions,
 } from '../../../src/webhook/server.js';
 
 export interface TestTls {
@@ -94,7 +95,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(overrides: Partial<WebhookDependencies> = {}): Promise<Harness> {
+export async function startHarness(
+  overrides: Partial<WebhookDependencies> = {},
+  serverOptions: Partial<Omit<WebhookServerOptions, 'tls'>> = {},
+): Promise<Harness> {
   const { ca, tls } = testTls();
   const logs: JsonObject[] = [];
   const logger = createLogger({
@@ -118,6 +122,7 @@ export async function startHarness(overrides: Partial<WebhookDependencies> = {})
     port: 0,
     tls,
     shutdownGraceMs: 2000,
+    ...serverOptions,
   });
   return {
     server,
