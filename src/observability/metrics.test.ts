@@ -24,6 +24,19 @@ describe('metric labels', () => {
     expect(codeLabel('boom')).toBe('other');
   });
 
+  it('drops the per-rule series of rules that no longer exist', async () => {
+    const metrics = createMetrics();
+    const live = new Set(['team/kept']);
+    metrics.setRulePresence((rule) => live.has(rule));
+    for (let i = 0; i < 100; i++) metrics.rulePatched(`team/gone-${String(i)}`);
+    metrics.rulePatched('team/kept');
+    metrics.ruleFailed('team/gone-1', 'KM5002');
+    metrics.ruleRejected('team/gone-2');
+    const text = await metrics.render();
+    expect(text).toContain('kubemod_rule_patches_total{rule="team/kept"} 1');
+    expect(text).not.toContain('gone-');
+  });
+
   it('keeps /metrics small whatever operations and codes are reported', async () => {
     const metrics = createMetrics();
     const huge = 'X'.repeat(1024 * 1024);

@@ -14,6 +14,12 @@ export interface Metrics {
   observeEventLoopLag(seconds: number): void;
   /** Where `kubemod_rules_loaded` reads its values from at scrape time (the current store). */
   setRuleCountSource(source: () => ReadonlyMap<string, number>): void;
+  /**
+   * Which rules still exist (`<namespace>/<name>`): at scrape time the per-rule series of rules
+   * that are gone are dropped, so tenants who keep creating rules under new names cannot grow
+   * /metrics without bound.
+   */
+  setRulePresence(exists: (rule: string) => boolean): void;
   /** Prometheus text exposition of every metric. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -61,6 +67,7 @@ export function codeLabel(code: string): string {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   let ruleCounts: () => ReadonlyMap<string, number> = () => new Map();
+  let ruleExists: ((rule: string) => boolean) | undefined;
   const requests = new Counter({
     name: 'kubemod_webhook_requests_total',
     help: 'Webhook requests by webhook, admission operation and result.',
@@ -130,6 +137,27 @@ export function createMetrics(): Metrics {
     setRuleCountSource(source): void {
       ruleCounts = source;
     },
-    render: () => registry.metrics(),
+    setRulePresence(exists): void {
+      ruleExists = exists;
+    },
+    render: async () => {
+      if (ruleExists !== undefined) {
+        const exists = ruleExists;
+        await Promise.all([patches, rejections, errors].map((c) => pruneRules(c, exists)));
+      }
+      return registry.metrics();
+    },
   };
+}
+
+/** Removes the series of a per-rule counter whose rule no longer exists. */
+async function pruneRules(
+  counter: Counter<'rule'> | Counter<'rule' | 'code'>,
+  exists: (rule: string) => boolean,
+): Promise<void> {
+  const { values } = await counter.get();
+  for (const { labels } of values) {
+    const rule: unknown = labels.rule;
+    if (typeof rule === 'string' && !exists(rule)) counter.remove(labels);
+  }
 }

@@ -101,6 +101,10 @@ function buildApp(deps: WebhookDependencies): AppState {
     void work.finally(() => pending.delete(work));
   };
   deps.metrics.setRuleCountSource(() => deps.store().countsByNamespace());
+  deps.metrics.setRulePresence((rule) => {
+    const slash = rule.indexOf('/');
+    return deps.store().get(rule.slice(0, slash), rule.slice(slash + 1)) !== undefined;
+  });
 
   const app = express();
   app.disable('x-powered-by');
