@@ -164,6 +164,23 @@ describe('a rules file caught half-written', () => {
     expect(keys()).toEqual(['default/three']);
   });
 
+  it('compiles again only the files whose text changed', async () => {
+    await writeFile(join(dir, 'a.yaml'), rule('one'));
+    await writeFile(join(dir, 'b.yaml'), rule('two'));
+    const first = await loadRuleDirectory(dir, { clusterNamespace: 'kubemod-system' });
+    await writeFile(join(dir, 'a.yaml'), rule('one')); // rewritten, same text
+    await writeFile(join(dir, 'b.yaml'), rule('three'));
+    const second = await loadRuleDirectory(dir, {
+      clusterNamespace: 'kubemod-system',
+      previous: first.lastGood,
+      previousParsed: first.parsed,
+    });
+    // The unchanged file's compiled rule is the very same object; the changed one is new.
+    expect(second.store.get('default', 'one')).toBe(first.store.get('default', 'one'));
+    expect(second.store.get('default', 'two')).toBeUndefined();
+    expect(second.store.get('default', 'three')).toBeDefined();
+  });
+
   it('loads nothing from a file that has never parsed', async () => {
     await writeFile(join(dir, 'a.yaml'), 'key: [unclosed');
     const load = await loadRuleDirectory(dir, {

@@ -6,7 +6,7 @@ import { cachingCompilers } from '../engine/compilers.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
-import { readRuleFile } from './rule-file.js';
+import { readRuleFile, type ParsedRuleFile } from './rule-file.js';
 
 /** Namespace of a rule file document without `metadata.namespace`. */
 export const DIRECTORY_DEFAULT_NAMESPACE = 'default';
@@ -24,6 +24,8 @@ export interface DirectoryLoad {
    * file it cannot parse.
    */
   readonly lastGood: ReadonlyMap<string, readonly CompiledRule[]>;
+  /** What each file that parsed gave, by its text's digest: the next load reuses unchanged files. */
+  readonly parsed: ReadonlyMap<string, ParsedRuleFile>;
   /** Files that could not be read or parsed and whose last good rules were kept. */
   readonly kept: readonly string[];
 }
@@ -37,6 +39,8 @@ export interface DirectoryLoadOptions {
    * invalid ones (an invalid document does not keep an older version of its rule).
    */
   readonly previous?: ReadonlyMap<string, readonly CompiledRule[]>;
+  /** `parsed` of the previous load: files whose text has not changed are not compiled again. */
+  readonly previousParsed?: ReadonlyMap<string, ParsedRuleFile>;
 }
 
 /**
@@ -70,14 +74,19 @@ export async function loadRuleDirectory(
   const compilers = cachingCompilers();
   const errors: string[] = [];
   const lastGood = new Map<string, readonly CompiledRule[]>();
+  const parsed = new Map<string, ParsedRuleFile>();
   const kept: string[] = [];
   for (const file of files) {
     const source = join(dir, file);
-    const read = await readRuleFile(source, {
-      defaultNamespace: DIRECTORY_DEFAULT_NAMESPACE,
-      clusterNamespace: options.clusterNamespace,
-      compilers,
-    });
+    const read = await readRuleFile(
+      source,
+      {
+        defaultNamespace: DIRECTORY_DEFAULT_NAMESPACE,
+        clusterNamespace: options.clusterNamespace,
+        compilers,
+      },
+      options.previousParsed?.get(file),
+    );
     let rules: readonly CompiledRule[];
     if (read.kind === 'gone') continue;
     if (read.kind === 'unusable') {
@@ -94,6 +103,7 @@ export async function loadRuleDirectory(
     } else {
       errors.push(...read.errors);
       rules = read.rules;
+      parsed.set(file, read);
     }
     lastGood.set(file, rules);
     for (const rule of rules) {
@@ -106,7 +116,7 @@ export async function loadRuleDirectory(
       store.put(rule);
     }
   }
-  return { store, files, errors, lastGood, kept };
+  return { store, files, errors, lastGood, parsed, kept };
 }
 
 export interface DirectoryRuleSourceOptions {
@@ -144,14 +154,17 @@ export function createDirectoryRuleSource(
   let again = false;
 
   let lastGood: ReadonlyMap<string, readonly CompiledRule[]> = new Map();
+  let parsed: ReadonlyMap<string, ParsedRuleFile> = new Map();
 
   const loadOnce = async (): Promise<DirectoryLoad> => {
     const load = await loadRuleDirectory(dir, {
       clusterNamespace: options.clusterNamespace,
       previous: lastGood,
+      previousParsed: parsed,
     });
     current = load.store;
     lastGood = load.lastGood;
+    parsed = load.parsed;
     loaded = true;
     for (const error of load.errors) logger.error({ dir }, `invalid rule file: ${error}`);
     logger.info(

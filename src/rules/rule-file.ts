@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { formatFieldErrors } from '../api/index.js';
 import { describeError } from '../errors/catalog.js';
@@ -20,14 +21,26 @@ export type RuleFileRead =
    */
   | { readonly kind: 'unusable'; readonly error: string }
   /** The file parsed: its valid ModRules, and one line per refused document. */
-  | {
-      readonly kind: 'parsed';
-      readonly rules: readonly CompiledRule[];
-      readonly errors: readonly string[];
-    };
+  | ParsedRuleFile;
 
-/** Reads, parses and compiles one rules file. Never throws. */
-export async function readRuleFile(path: string, options: LoadOptions): Promise<RuleFileRead> {
+export interface ParsedRuleFile {
+  readonly kind: 'parsed';
+  readonly rules: readonly CompiledRule[];
+  readonly errors: readonly string[];
+  /** SHA-256 of the file's text: a reload reuses this result while the text is unchanged. */
+  readonly digest: string;
+}
+
+/**
+ * Reads, parses and compiles one rules file. Never throws. When the text is the same as that of
+ * `previous` (same digest), `previous` is returned without parsing or compiling again: a reload
+ * of a directory costs only the files that changed.
+ */
+export async function readRuleFile(
+  path: string,
+  options: LoadOptions,
+  previous?: ParsedRuleFile,
+): Promise<RuleFileRead> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -35,10 +48,12 @@ export async function readRuleFile(path: string, options: LoadOptions): Promise<
     if (isNotFound(err)) return { kind: 'gone' };
     return { kind: 'unusable', error: `${path}: cannot be read: ${describeError(err)}` };
   }
+  const digest = createHash('sha256').update(text).digest('hex');
+  if (previous?.digest === digest) return previous;
   const parsed = parseDocuments(text, path);
   if (parsed.errors.length > 0) return { kind: 'unusable', error: parsed.errors.join('; ') };
   const loaded = compileDocumentsSafely(parsed.documents, path, options);
-  return { kind: 'parsed', rules: loaded.rules, errors: loaded.errors };
+  return { kind: 'parsed', rules: loaded.rules, errors: loaded.errors, digest };
 }
 
 /**
