@@ -1,0 +1,90 @@
+/**
+ * Reads `serve`'s JSON log on its stdout for the HTTP benchmarks: the listening port, and the
+ * lines about rule (re)loads and errors with the time the bench saw them. Every other line is
+ * dropped after a cheap substring test, so a chatty server never blocks on a full pipe.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface LogEvent {
+  /** performance.now() of the bench when the line arrived. */
+  readonly at: number;
+  readonly kind: 'loaded' | 'invalid' | 'error';
+  readonly text: string;
+}
+
+export interface ServerLog {
+  /** Resolves with the port of "webhook server listening"; rejects if the server exits first. */
+  readonly port: Promise<number>;
+  /** Load, invalid-file and error/fatal lines so far. */
+  readonly events: LogEvent[];
+}
+
+const LEVEL_ERROR = 50;
+
+/** pino levels, as numbers or (this project's formatter) as labels. */
+function isError(level: unknown): boolean {
+  return typeof level === 'number' ? level >= LEVEL_ERROR : level === 'error' || level === 'fatal';
+}
+
+interface Entry {
+  readonly msg?: unknown;
+  readonly port?: unknown;
+  readonly level?: unknown;
+  readonly rules?: unknown;
+  readonly invalid?: unknown;
+  readonly files?: unknown;
+}
+
+export function watchServerLog(child: ChildProcess): ServerLog {
+  const events: LogEvent[] = [];
+  const port = new Promise<number>((resolve, reject) => {
+    if (child.stdout === null) {
+      reject(new Error('server has no stdout'));
+      return;
+    }
+    let listening = false;
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const interesting =
+        line.includes('"level":"error"') ||
+        line.includes('"level":"fatal"') ||
+        line.includes('"level":50') ||
+        line.includes('"level":60') ||
+        line.includes('ModRules loaded') ||
+        (!listening && line.includes('webhook server listening'));
+      if (!interesting) return;
+      let entry: Entry;
+      try {
+        entry = JSON.parse(line) as Entry;
+      } catch {
+        return;
+      }
+      const msg = typeof entry.msg === 'string' ? entry.msg : '';
+      if (msg === 'webhook server listening' && typeof entry.port === 'number') {
+        listening = true;
+        resolve(entry.port);
+        return;
+      }
+      const at = performance.now();
+      if (msg === 'ModRules loaded') {
+        events.push({
+          at,
+          kind: 'loaded',
+          text: `${String(entry.rules)} rules from ${String(entry.files)} files, ${String(entry.invalid)} invalid`,
+        });
+      } else if (isError(entry.level)) {
+        events.push({
+          at,
+          kind: msg.startsWith('invalid rule file') ? 'invalid' : 'error',
+          text: msg.slice(0, 240),
+        });
+      }
+    });
+    child.once('exit', (code, signal) => {
+      if (!listening)
+        reject(new Error(`server exited with ${String(code ?? signal)} before listening`));
+    });
+  });
+  return { port, events };
+}
