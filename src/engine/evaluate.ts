@@ -170,6 +170,11 @@ class WorkingObject {
   private cow: CopyOnWrite;
   private changed = false;
   private readonly lastApplied: LastApplied | undefined;
+  /**
+   * Why result() left the last-applied-configuration annotation as it was (DEPTH_LIMIT: it nests
+   * too deep; WORK_LIMIT: the request's budget ran out), if it did.
+   */
+  lastAppliedFailure: KubemodError | undefined;
 
   constructor(
     private readonly original: JsonObject,
@@ -207,12 +212,22 @@ class WorkingObject {
     this.changed ||= operations.length > 0;
   }
 
-  /** Rebuilds the working object from the original and the operations that did succeed. */
+  /**
+   * Rebuilds the working object from the original and the operations that did succeed. Not
+   * metered: it runs outside any rule, and re-applies operations whose cost their rules already
+   * paid; a WORK_LIMIT here would lose the patch of every rule.
+   */
   replay(operations: readonly JsonPatchOperation[]): void {
     this.view = this.fresh();
     this.cow = new CopyOnWrite(this.view);
     this.changed = false;
-    this.apply(operations);
+    const unlimited = new WorkMeter({
+      requestUnits: Number.POSITIVE_INFINITY,
+      requestMillis: Number.POSITIVE_INFINITY,
+    });
+    withMeter(unlimited, () => {
+      this.apply(operations);
+    });
   }
 
   /** The patched object without syntheticRefs, with last-applied-configuration patched alike. */
@@ -226,7 +241,13 @@ class WorkingObject {
     }
     if (this.lastApplied !== undefined) {
       new CopyOnWrite(out).prepare(`/metadata/annotations/${LAST_APPLIED_POINTER_KEY}`);
-      this.lastApplied.writeTo(out, operations);
+      try {
+        this.lastApplied.writeTo(out, operations);
+      } catch (err) {
+        // The annotation is left as received; the rules' patch is still answered.
+        if (!(err instanceof KubemodError)) throw err;
+        this.lastAppliedFailure = err;
+      }
     }
     return out;
   }

@@ -1,20 +1,26 @@
+import { KubemodError } from '../errors/catalog.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
 import { applyOperation, jsonEqual } from './patch/index.js';
+import { cloneJson } from './patch/own-property.js';
+import { chargeBytes, depthError, MAX_VALUE_DEPTH } from './work-meter.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The annotation's key as a JSON-pointer segment. */
 export const LAST_APPLIED_POINTER_KEY = 'kubectl.kubernetes.io~1last-applied-configuration';
 
+const WHAT = 'the last-applied-configuration annotation';
+
 /**
  * kubectl's `last-applied-configuration` annotation: KubeMod applies the same operations to it so
  * that a later `kubectl apply` does not undo the rule's changes. It is rewritten only when the
  * operations change it, with Go's sorted keys and the original trailing newline.
+ *
+ * The annotation is any string the requester chose, so it is only parsed when a rule changed the
+ * object, after its nesting was checked (V8's JSON.parse takes most of a second on 200,000 `[`,
+ * and JSON.stringify overflows the stack), and all the work is charged to the active meter.
  */
 export class LastApplied {
-  private constructor(
-    private readonly text: string,
-    private readonly value: JsonValue,
-  ) {}
+  private constructor(private readonly text: string) {}
 
   static read(object: JsonObject): LastApplied | undefined {
     const metadata = object.metadata;
@@ -24,41 +30,117 @@ export class LastApplied {
     if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations))
       return undefined;
     const text = annotations[LAST_APPLIED_ANNOTATION];
-    if (typeof text !== 'string') return undefined;
-    try {
-      return new LastApplied(text, JSON.parse(text) as JsonValue);
-    } catch {
-      return undefined;
-    }
+    return typeof text === 'string' ? new LastApplied(text) : undefined;
   }
 
-  /** Applies the operations (each one that cannot apply to the annotation is skipped) and stores the result. */
+  /**
+   * Applies the operations (each one that cannot apply to the annotation is skipped) and stores
+   * the result. An annotation that is not JSON is left alone. Throws DEPTH_LIMIT when the
+   * annotation (before or after the operations) nests deeper than MAX_VALUE_DEPTH, and WORK_LIMIT
+   * from the meter; the object is then unchanged.
+   */
   writeTo(object: JsonObject, operations: readonly JsonPatchOperation[]): void {
-    let doc = JSON.parse(JSON.stringify(this.value)) as JsonValue;
+    chargeBytes(this.text.length);
+    if (jsonNestingDepth(this.text, MAX_VALUE_DEPTH) > MAX_VALUE_DEPTH) throw depthError(WHAT);
+    let value: JsonValue;
+    try {
+      value = JSON.parse(this.text) as JsonValue;
+    } catch {
+      return;
+    }
+    let doc = cloneJson(value);
     for (const op of operations) {
       try {
         doc = applyOperation(doc, op);
-      } catch {
+      } catch (err) {
+        if (isLimitError(err)) throw err;
         // The annotation only holds what the user applied; operations on other fields do not fit it.
       }
     }
-    if (jsonEqual(doc, this.value)) return;
+    if (jsonEqual(doc, value)) return;
+    // `add` creates missing parents, so the operations can make it deeper than it was.
+    if (valueDepthExceeds(doc, MAX_VALUE_DEPTH)) throw depthError(WHAT);
     const metadata = object.metadata;
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return;
     const annotations = metadata.annotations;
     if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations))
       return;
-    annotations[LAST_APPLIED_ANNOTATION] =
-      stringifySorted(doc) + (this.text.endsWith('\n') ? '\n' : '');
+    const text = stringifySorted(doc) + (this.text.endsWith('\n') ? '\n' : '');
+    chargeBytes(text.length);
+    annotations[LAST_APPLIED_ANNOTATION] = text;
   }
 }
 
-/** JSON with object keys sorted, as Go's encoding/json writes maps. */
+function isLimitError(err: unknown): boolean {
+  return err instanceof KubemodError && (err.kind === 'WORK_LIMIT' || err.kind === 'DEPTH_LIMIT');
+}
+
+/** JSON with object keys sorted, as Go's encoding/json writes maps (recursive: depth-checked first). */
 function stringifySorted(value: JsonValue): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    for (const k of Object.keys(v).sort()) {
+      // defineProperty: a `__proto__` member stays a member.
+      Object.defineProperty(sorted, k, {
+        value: (v as Record<string, unknown>)[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return sorted;
   });
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, or `stopAbove + 1` as soon as it goes
+ * deeper. One pass, no allocation; brackets inside strings do not count.
+ */
+function jsonNestingDepth(text: string, stopAbove: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) {
+      inString = true;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > stopAbove) return deepest;
+      }
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/** True when a value nests more than `max` arrays and objects (iterative). */
+function valueDepthExceeds(value: JsonValue, max: number): boolean {
+  const values: JsonValue[] = [value];
+  const depths: number[] = [0];
+  for (;;) {
+    const item = values.pop();
+    const depth = depths.pop();
+    if (item === undefined || depth === undefined) return false;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      values.push(child);
+      depths.push(depth + 1);
+    }
+  }
 }

@@ -1,7 +1,8 @@
-import { loadAll } from 'js-yaml';
 import { formatFieldErrors, validateModRule } from '../api/index.js';
+import { isKubemodError } from '../errors/catalog.js';
 import { compileRule, RuleCompileError, type CompiledRule } from './rule.js';
 import type { Compilers } from './compilers.js';
+import { loadAllYamlBounded } from './yaml-bounded.js';
 
 export interface LoadOptions {
   /** Namespace for rules without `metadata.namespace`. */
@@ -17,14 +18,17 @@ export interface LoadedRules {
   readonly errors: string[];
 }
 
-/** Parses a (multi-document) YAML or JSON text into documents; a syntax error refuses the whole text. */
+/**
+ * Parses a (multi-document) YAML or JSON text into documents; a syntax error, or aliases or
+ * nesting beyond the limits of {@link loadAllYamlBounded}, refuses the whole text.
+ */
 export function parseDocuments(
   text: string,
   source: string,
 ): { documents: unknown[]; errors: string[] } {
   const strings = new Map<string, string>();
   try {
-    const documents = loadAll(text)
+    const documents = loadAllYamlBounded(text)
       .filter((doc) => doc !== null && doc !== undefined)
       .map((doc) => detachStrings(doc, strings));
     return { documents, errors: [] };
@@ -34,6 +38,8 @@ export function parseDocuments(
 }
 
 function yamlError(source: string, err: unknown): string {
+  // YAML_LIMIT / DEPTH_LIMIT: the text is valid YAML, only too large or deep to accept.
+  if (isKubemodError(err)) return `${source}: ${err.message}`;
   const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
   return `${source}: not valid YAML: ${reason ?? ''}`;
 }

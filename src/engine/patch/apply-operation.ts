@@ -2,6 +2,7 @@ import { KubemodError } from '../../errors/catalog.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { formatJsonPointer, parseJsonPointer } from './json-pointer.js';
 import { cloneJson, deleteOwn, getOwn, hasOwn, setOwn } from './own-property.js';
+import { charge, chargeBytes } from '../work-meter.js';
 
 /**
  * One KubeMod patch operation on a JSON document: RFC 6902 `add` / `replace` / `remove` with
@@ -22,7 +23,8 @@ import { cloneJson, deleteOwn, getOwn, hasOwn, setOwn } from './own-property.js'
  * The document is modified in place (the caller owns it); the (possibly new) root is returned,
  * since the pointer `""` replaces the whole document. The value is deep-copied, so one parsed
  * value may be applied many times. Every failure is a `KubemodError` (`PATCH_APPLY`, or
- * `PATCH_PATH` for a path that is not a JSON pointer).
+ * `PATCH_PATH` for a path that is not a JSON pointer; `WORK_LIMIT` from the work meter, charged
+ * per path segment, value copied and array element moved).
  */
 
 export type PatchOpName = 'add' | 'replace' | 'remove';
@@ -59,6 +61,7 @@ export function applyOperation(
     return fail('the document is not an object or array');
   }
 
+  charge(segments.length);
   const last = segments.length - 1;
   let parent: Container = doc;
   for (let i = 0; i < last; i++) {
@@ -69,16 +72,17 @@ export function applyOperation(
       continue;
     }
     if (op.op === 'remove') return doc;
-    const here = formatJsonPointer(segments.slice(0, i + 1));
+    // Only built to report a failure: building it for every created parent would be quadratic.
+    const here = (): string => formatJsonPointer(segments.slice(0, i + 1));
     if (op.op === 'replace') {
       const why =
         child === undefined ? 'missing' : child === null ? 'null' : 'not an object or array';
-      return fail(`path does not exist (${here} is ${why})`);
+      return fail(`path does not exist (${here()} is ${why})`);
     }
-    if (child !== undefined && child !== null) return fail(`${here} is not an object or array`);
+    if (child !== undefined && child !== null) return fail(`${here()} is not an object or array`);
     const created: Container = startsArray(segments[i + 1] as string) ? [] : {};
     if (!putParent(parent, segment, created)) {
-      return fail(`index ${segment} is out of range at ${here}`);
+      return fail(`index ${segment} is out of range at ${here()}`);
     }
     parent = created;
   }
@@ -98,12 +102,17 @@ export function applyOperation(
     if (index === undefined) return fail(`${JSON.stringify(key)} is not an array index`);
     const at = index < 0 ? index + length + 1 : index;
     if (at < 0 || at > length) return fail(`index ${key} is out of range (array length ${length})`);
+    // Inserting or removing moves the elements after it.
+    chargeBytes(length - at);
     parent.splice(at, 0, value);
     return doc;
   }
   const at = existingIndex(parent, key);
   if (op.op === 'remove') {
-    if (at !== undefined) parent.splice(at, 1);
+    if (at !== undefined) {
+      chargeBytes(parent.length - at);
+      parent.splice(at, 1);
+    }
     return doc;
   }
   if (at === undefined) return fail('path does not exist');

@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject, type JsonPatchOperation, type JsonValue 
 import { escapePointerSegment, parseJsonPointer } from './json-pointer.js';
 import { cloneJson, deleteOwn, getOwn, hasOwn } from './own-property.js';
 import { sortStrings } from '../sort-strings.js';
+import { charge, MAX_VALUE_DEPTH } from '../work-meter.js';
 
 /**
  * The RFC 6902 patch from `before` to `after`, for the admission response. Deterministic:
@@ -34,45 +35,83 @@ export function createJsonPatch(
   const ignored = options.ignoredPaths ?? DEFAULT_IGNORED_PATHS;
   const ops: JsonPatchOperation[] = [];
   const differ = new Differ(ops, new Set(ignored), ignored.map(parseJsonPointer));
-  differ.diff(before, after, '');
+  differ.diff(before, after, '', 0);
   return ops;
 }
 
-/** Deep equality of JSON values (member order does not matter). */
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
+/**
+ * Deep equality of JSON values (member order does not matter). Iterative, so values of any depth
+ * are compared without recursion; charges the active work meter about one unit per value compared
+ * unless `metered` is false.
+ */
+export function jsonEqual(a: JsonValue, b: JsonValue, metered = true): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++)
-      if (!jsonEqual(a[i] as JsonValue, b[i] as JsonValue)) return false;
-    return true;
+  const pending: JsonValue[] = [a, b];
+  for (;;) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (x === undefined || y === undefined) return true;
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      if (metered) charge(x.length + 1);
+      for (let i = 0; i < x.length; i++) {
+        const p = x[i] as JsonValue;
+        const q = y[i] as JsonValue;
+        if (p === q) continue;
+        if (typeof p !== 'object' || p === null) return false;
+        pending.push(p, q);
+      }
+      continue;
+    }
+    if (Array.isArray(y)) return false;
+    const keys = Object.keys(x);
+    if (keys.length !== Object.keys(y).length) return false;
+    if (metered) charge(keys.length + 1);
+    for (const key of keys) {
+      const p = x[key] as JsonValue;
+      const q = getOwn(y, key);
+      if (p === q) continue;
+      if (q === undefined || typeof p !== 'object' || p === null) return false;
+      pending.push(p, q);
+    }
   }
-  if (Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) {
-    const other = getOwn(b, key);
-    if (other === undefined || !jsonEqual(a[key] as JsonValue, other)) return false;
-  }
-  return true;
 }
 
+/**
+ * Not metered: evaluate() runs it once, after the rules, on the request object and what the
+ * rules built, and it walks only what differs (members shared by copy-on-write are skipped), so
+ * its cost is bounded by the request size and by the rules' metered work. Charging it would turn
+ * a request whose time budget the rules used up into a failure of every rule's patch.
+ */
 class Differ {
+  /** The most segments of an ignored path: deeper paths are never looked up. */
+  private readonly ignoredDepth: number;
+
   constructor(
     private readonly ops: JsonPatchOperation[],
     private readonly ignored: ReadonlySet<string>,
     private readonly ignoredSegments: readonly string[][],
-  ) {}
-
-  diff(a: JsonValue, b: JsonValue, path: string): void {
-    if (a === b || this.ignored.has(path)) return;
-    if (Array.isArray(a) && Array.isArray(b)) this.diffArrays(a, b, path);
-    else if (isJsonObject(a) && isJsonObject(b)) this.diffObjects(a, b, path);
-    else if (!jsonEqual(a, b)) this.emit('replace', path, b);
+  ) {
+    this.ignoredDepth = Math.max(0, ...ignoredSegments.map((segments) => segments.length));
   }
 
-  private diffObjects(a: JsonObject, b: JsonObject, path: string): void {
+  /**
+   * `depth` is the number of segments of `path`. Recursion stops at MAX_VALUE_DEPTH: values that
+   * still differ there are replaced whole (a coarser patch with the same result).
+   */
+  diff(a: JsonValue, b: JsonValue, path: string, depth: number): void {
+    if (a === b || (depth <= this.ignoredDepth && this.ignored.has(path))) return;
+    if (depth >= MAX_VALUE_DEPTH) {
+      if (!jsonEqual(a, b, false)) this.emit('replace', path, b, depth);
+    } else if (Array.isArray(a) && Array.isArray(b)) this.diffArrays(a, b, path, depth);
+    else if (isJsonObject(a) && isJsonObject(b)) this.diffObjects(a, b, path, depth);
+    else if (!jsonEqual(a, b, false)) this.emit('replace', path, b, depth);
+  }
+
+  private diffObjects(a: JsonObject, b: JsonObject, path: string, depth: number): void {
     const keys = Object.keys(b);
     for (const key of Object.keys(a)) if (!hasOwn(b, key)) keys.push(key);
     sortStrings(keys);
@@ -82,50 +121,59 @@ class Differ {
       // Members shared by copy-on-write are identical: no path to build, nothing to compare.
       if (from === to) continue;
       const child = `${path}/${escapePointerSegment(key)}`;
-      if (to === undefined) this.remove(child);
-      else if (from === undefined) this.emit('add', child, to);
-      else this.diff(from, to, child);
+      if (to === undefined) this.remove(child, depth + 1);
+      else if (from === undefined) this.emit('add', child, to, depth + 1);
+      else this.diff(from, to, child, depth + 1);
     }
   }
 
-  private diffArrays(a: readonly JsonValue[], b: readonly JsonValue[], path: string): void {
+  private diffArrays(
+    a: readonly JsonValue[],
+    b: readonly JsonValue[],
+    path: string,
+    depth: number,
+  ): void {
     let prefix = 0;
     const shorter = Math.min(a.length, b.length);
-    while (prefix < shorter && jsonEqual(a[prefix] as JsonValue, b[prefix] as JsonValue)) prefix++;
+    while (prefix < shorter && jsonEqual(a[prefix] as JsonValue, b[prefix] as JsonValue, false))
+      prefix++;
     let suffix = 0;
     while (
       suffix < shorter - prefix &&
-      jsonEqual(a[a.length - 1 - suffix] as JsonValue, b[b.length - 1 - suffix] as JsonValue)
+      jsonEqual(a[a.length - 1 - suffix] as JsonValue, b[b.length - 1 - suffix] as JsonValue, false)
     ) {
       suffix++;
     }
     const middleA = a.length - prefix - suffix;
     const middleB = b.length - prefix - suffix;
     const common = Math.min(middleA, middleB);
+    const child = depth + 1;
     for (let i = prefix; i < prefix + common; i++) {
-      if (a[i] !== b[i]) this.diff(a[i] as JsonValue, b[i] as JsonValue, `${path}/${i}`);
+      if (a[i] !== b[i]) this.diff(a[i] as JsonValue, b[i] as JsonValue, `${path}/${i}`, child);
     }
     for (let i = prefix + common; i < prefix + middleB; i++) {
-      this.emit('add', `${path}/${i}`, b[i] as JsonValue);
+      this.emit('add', `${path}/${i}`, b[i] as JsonValue, child);
     }
-    for (let i = prefix + middleA - 1; i >= prefix + common; i--) this.remove(`${path}/${i}`);
+    for (let i = prefix + middleA - 1; i >= prefix + common; i--) {
+      this.remove(`${path}/${i}`, child);
+    }
   }
 
-  private remove(path: string): void {
-    if (!this.ignored.has(path)) this.ops.push({ op: 'remove', path });
+  private remove(path: string, depth: number): void {
+    if (depth <= this.ignoredDepth && this.ignored.has(path)) return;
+    this.ops.push({ op: 'remove', path });
   }
 
-  private emit(op: 'add' | 'replace', path: string, value: JsonValue): void {
-    if (this.ignored.has(path)) return;
-    this.ops.push({ op, path, value: this.strip(path, cloneJson(value)) });
+  private emit(op: 'add' | 'replace', path: string, value: JsonValue, depth: number): void {
+    if (depth <= this.ignoredDepth && this.ignored.has(path)) return;
+    this.ops.push({ op, path, value: this.strip(path, cloneJson(value, false), depth) });
   }
 
-  /** Removes ignored members below `path` from a (copied) op value. */
-  private strip(path: string, value: JsonValue): JsonValue {
-    if (this.ignoredSegments.length === 0 || typeof value !== 'object' || value === null) {
+  /** Removes ignored members below `path` (`depth` segments) from a (copied) op value. */
+  private strip(path: string, value: JsonValue, depth: number): JsonValue {
+    if (depth >= this.ignoredDepth || typeof value !== 'object' || value === null) {
       return value;
     }
-    const depth = parseJsonPointer(path).length;
     for (const segments of this.ignoredSegments) {
       if (segments.length <= depth) continue;
       const ignoredPath = '/' + segments.map(escapePointerSegment).join('/');

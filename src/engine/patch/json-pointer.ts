@@ -1,4 +1,5 @@
 import { KubemodError } from '../../errors/catalog.js';
+import { chargeBytes } from '../work-meter.js';
 
 /**
  * JSON Pointers (RFC 6901) as used in patch paths: `/a/b~1c` addresses member `b/c` of `a`.
@@ -28,10 +29,12 @@ export function formatJsonPointer(segments: readonly (string | number)[]): strin
 
 /**
  * Splits a pointer into unescaped segments. `""` (the whole document) gives `[]`.
- * Throws `PATCH_PATH` if a non-empty pointer does not start with `/`.
+ * Throws `PATCH_PATH` if a non-empty pointer does not start with `/`. Charges the active work
+ * meter by length (a rendered path can hold thousands of segments).
  */
 export function parseJsonPointer(pointer: string): string[] {
   if (pointer === '') return [];
+  chargeBytes(pointer.length);
   if (!pointer.startsWith('/')) {
     throw new KubemodError(
       'PATCH_PATH',

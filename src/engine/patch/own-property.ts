@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../json.js';
+import { charge } from '../work-meter.js';
 
 /**
  * Own-property helpers for JSON objects. Plain `obj[key]` is unsafe for untrusted keys: reading
@@ -37,13 +38,49 @@ export function deleteOwn(obj: JsonObject, key: string): void {
   }
 }
 
-/** A deep copy of a JSON value (safe for `__proto__` keys). */
-export function cloneJson(value: JsonValue): JsonValue {
+/**
+ * A deep copy of a JSON value (safe for `__proto__` keys). Iterative, so any depth is copied
+ * without recursion; charges the active work meter about one unit per value copied unless
+ * `metered` is false.
+ */
+export function cloneJson(value: JsonValue, metered = true): JsonValue {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(cloneJson);
-  const copy: JsonObject = {};
-  for (const key of Object.keys(value)) {
-    setOwn(copy, key, cloneJson(value[key] as JsonValue));
+  const root = emptyCopy(value);
+  // Pairs of (original, copy) whose members are still to be copied.
+  const pending: [JsonObject | JsonValue[], JsonObject | JsonValue[]][] = [[value, root]];
+  for (let task = pending.pop(); task !== undefined; task = pending.pop()) {
+    const [from, to] = task;
+    if (Array.isArray(from)) {
+      const out = to as JsonValue[];
+      for (const item of from) {
+        if (item === null || typeof item !== 'object') {
+          out.push(item);
+        } else {
+          const copy = emptyCopy(item);
+          pending.push([item, copy]);
+          out.push(copy);
+        }
+      }
+      if (metered) charge(from.length + 1);
+    } else {
+      const out = to as JsonObject;
+      const keys = Object.keys(from);
+      for (const key of keys) {
+        const item = from[key] as JsonValue;
+        if (item === null || typeof item !== 'object') {
+          setOwn(out, key, item);
+        } else {
+          const copy = emptyCopy(item);
+          pending.push([item, copy]);
+          setOwn(out, key, copy);
+        }
+      }
+      if (metered) charge(keys.length + 1);
+    }
   }
-  return copy;
+  return root;
+}
+
+function emptyCopy(value: JsonObject | JsonValue[]): JsonObject | JsonValue[] {
+  return Array.isArray(value) ? [] : {};
 }

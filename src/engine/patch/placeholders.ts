@@ -1,5 +1,6 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { escapePointerSegment, validatePatchPath } from './json-pointer.js';
+import { chargeBytes } from '../work-meter.js';
 
 /**
  * Path placeholders: `#0`, `#1`, … in a patch path stand for the index (or key) captured by the
@@ -66,6 +67,8 @@ function placeholderPath(
       }
       out += escapePointerSegment(key);
     }
+    // A placeholder filled from a `..` capture can be thousands of segments long.
+    chargeBytes(out.length);
     return out;
   };
   return { source: path, parts, maxPlaceholder, render };

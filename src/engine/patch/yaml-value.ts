@@ -1,6 +1,7 @@
-import { loadAll, type Schema } from 'js-yaml';
-import { describeError, KubemodError } from '../../errors/catalog.js';
+import type { Schema } from 'js-yaml';
+import { describeError, isKubemodError, KubemodError } from '../../errors/catalog.js';
 import type { JsonObject, JsonValue } from '../json.js';
+import { loadAllYamlBounded } from '../yaml-bounded.js';
 import { createGoYamlSchema } from './go-yaml-schema.js';
 import { setOwn } from './own-property.js';
 import { goMapKey } from './yaml-map-key.js';
@@ -11,11 +12,11 @@ import { goMapKey } from './yaml-map-key.js';
  * objects/arrays → JSON objects/arrays with non-string keys turned into strings (see
  * {@link goMapKey}) and members in sorted order (as Go's encoding/json writes them). Only the
  * first YAML document is read (as go-yaml's Unmarshal does); duplicate keys keep the last value.
- * Throws `PATCH_VALUE` for invalid YAML, NaN/infinite numbers and unsupported map keys.
+ * Throws `PATCH_VALUE` for invalid YAML, NaN/infinite numbers and unsupported map keys, and
+ * `YAML_LIMIT` / `DEPTH_LIMIT` for aliases that expand too far or nesting that goes too deep (see
+ * {@link loadAllYamlBounded}, which also charges the text to the work meter: values are parsed
+ * per request).
  */
-
-/** go-yaml refuses documents whose aliases expand beyond reason; so do we. */
-const MAX_NODES = 1_000_000;
 
 let cachedSchema: Schema | undefined;
 
@@ -27,8 +28,9 @@ function schema(): Schema {
 export function parseYamlValue(text: string): JsonValue {
   let documents: unknown[];
   try {
-    documents = loadAll(text, { schema: schema(), json: true });
+    documents = loadAllYamlBounded(text, { schema: schema(), json: true });
   } catch (err) {
+    if (isKubemodError(err)) throw err;
     throw new KubemodError(
       'PATCH_VALUE',
       `value is not valid YAML: ${describeError(err)}`,
@@ -38,18 +40,11 @@ export function parseYamlValue(text: string): JsonValue {
       },
     );
   }
-  const budget = { nodes: 0 };
-  return toJson(documents[0] ?? null, budget);
+  return toJson(documents[0] ?? null);
 }
 
-function toJson(value: unknown, budget: { nodes: number }): JsonValue {
-  budget.nodes++;
-  if (budget.nodes > MAX_NODES) {
-    throw new KubemodError(
-      'PATCH_VALUE',
-      'value is not valid YAML: document contains excessive aliasing',
-    );
-  }
+/** Recursive, but the bounded loader has limited the nesting to MAX_VALUE_DEPTH. */
+function toJson(value: unknown): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'bigint') return Number(value);
   if (typeof value === 'number') {
@@ -57,7 +52,7 @@ function toJson(value: unknown, budget: { nodes: number }): JsonValue {
     const shown = Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
     throw new KubemodError('PATCH_VALUE', `value cannot be represented in JSON: ${shown}`);
   }
-  if (Array.isArray(value)) return value.map((item: unknown) => toJson(item, budget));
+  if (Array.isArray(value)) return value.map((item: unknown) => toJson(item));
   if (value instanceof Map) {
     const entries: [string, unknown][] = [];
     for (const [key, item] of value as Map<unknown, unknown>) {
@@ -69,7 +64,7 @@ function toJson(value: unknown, budget: { nodes: number }): JsonValue {
     }
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const result: JsonObject = {};
-    for (const [name, item] of entries) setOwn(result, name, toJson(item, budget));
+    for (const [name, item] of entries) setOwn(result, name, toJson(item));
     return result;
   }
   throw new KubemodError('PATCH_VALUE', `unsupported YAML value of type ${typeof value}`);
