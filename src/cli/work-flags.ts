@@ -7,6 +7,7 @@ export const WORK_FLAG_OPTIONS = {
   'namespace-work-units': { type: 'string' },
   'request-work-units': { type: 'string' },
   'rule-time-ms': { type: 'string' },
+  'namespace-time-ms': { type: 'string' },
   'request-time-ms': { type: 'string' },
 } as const;
 
@@ -32,8 +33,12 @@ export function workFlagsUsage(width: number): string {
       `time one rule may take per request (default ${String(d.ruleMillis)})`,
     ),
     line(
+      '--namespace-time-ms <ms>',
+      `time the rules of one namespace may take per request (default ${String(d.namespaceMillis)})`,
+    ),
+    line(
       '--request-time-ms <ms>',
-      `time all rules may take per request (default ${String(d.requestMillis)})`,
+      `time outside rules per request: diffs (default ${String(d.requestMillis)})`,
     ),
   ].join('');
 }
@@ -47,6 +52,7 @@ export function workLimitsFlags(values: {
   readonly 'namespace-work-units'?: string | undefined;
   readonly 'request-work-units'?: string | undefined;
   readonly 'rule-time-ms'?: string | undefined;
+  readonly 'namespace-time-ms'?: string | undefined;
   readonly 'request-time-ms'?: string | undefined;
 }): WorkLimits {
   const d = DEFAULT_WORK_LIMITS;
@@ -68,6 +74,13 @@ export function workLimitsFlags(values: {
       units,
     ),
     ruleMillis: integerFlag(values['rule-time-ms'], '--rule-time-ms', d.ruleMillis, 1, 30_000),
+    namespaceMillis: integerFlag(
+      values['namespace-time-ms'],
+      '--namespace-time-ms',
+      d.namespaceMillis,
+      1,
+      30_000,
+    ),
     requestMillis: integerFlag(
       values['request-time-ms'],
       '--request-time-ms',

@@ -21,10 +21,12 @@ export function sortStrings(keys: string[]): string[] {
 
 /**
  * The own enumerable member names of an object, sorted (Go's map order for ASCII keys). Charges
- * the active work meter one unit per key.
+ * the active work meter for the sort before it runs: n·log₂n units for more than 32 keys (sorting
+ * 100,000 keys takes about 80 ms, and must fail on the charge rather than run), n otherwise.
  */
 export function sortedKeys(object: object): string[] {
   const keys = Object.keys(object);
-  charge(keys.length);
+  const n = keys.length;
+  charge(n > 32 ? n * Math.ceil(Math.log2(n)) : n);
   return sortStrings(keys);
 }

@@ -18,7 +18,13 @@ export interface WorkLimits {
   readonly requestUnits: number;
   /** Wall-clock backstop for one rule, in milliseconds. */
   readonly ruleMillis: number;
-  /** Wall-clock backstop for the whole request, in milliseconds: later rules fail at once. */
+  /**
+   * Wall-clock backstop for all the rules of one namespace together, per request: once used up,
+   * the namespace's later rules fail at once. Per namespace like the units, so a tenant's slow
+   * rules cannot use up the time of the cluster-wide rules.
+   */
+  readonly namespaceMillis: number;
+  /** Wall-clock backstop for the work outside rules, in milliseconds. */
   readonly requestMillis: number;
 }
 
@@ -34,7 +40,8 @@ export const DEFAULT_WORK_LIMITS: WorkLimits = Object.freeze({
   namespaceUnits: 500_000,
   requestUnits: 500_000,
   ruleMillis: 10,
-  requestMillis: 30,
+  namespaceMillis: 30,
+  requestMillis: 50,
 });
 
 /**
@@ -56,8 +63,9 @@ const CLOCK_EVERY = 4096;
 export class WorkMeter {
   private readonly limits: WorkLimits;
   private readonly clock: () => number;
-  private readonly pools = new Map<string, number>();
-  private requestDeadline: number;
+  private readonly pools = new Map<string, { units: number; millis: number }>();
+  /** Milliseconds of exempted work in the current rule (not counted against its pool). */
+  private exempted = 0;
   private remaining: number;
   private deadline: number;
   private sinceClock = 0;
@@ -73,9 +81,8 @@ export class WorkMeter {
   ) {
     this.limits = { ...DEFAULT_WORK_LIMITS, ...limits };
     this.clock = clock;
-    this.requestDeadline = clock() + this.limits.requestMillis;
     this.remaining = this.limits.requestUnits;
-    this.deadline = this.requestDeadline;
+    this.deadline = clock() + this.limits.requestMillis;
   }
 
   /** Charges `units` of work. Hot path: one subtraction and one comparison. */
@@ -107,24 +114,23 @@ export class WorkMeter {
    * limit and what the pool has left, and what it spends comes out of the pool.
    */
   runRule<T>(pool: string, rule: string, work: () => T): T {
-    const poolLeft = this.pools.get(pool) ?? this.limits.namespaceUnits;
-    if (poolLeft <= 0) {
+    const left = this.pools.get(pool) ?? {
+      units: this.limits.namespaceUnits,
+      millis: this.limits.namespaceMillis,
+    };
+    if (left.units <= 0 || left.millis <= 0) {
       throw new KubemodError(
         'WORK_LIMIT',
-        `not evaluated: the rules of namespace ${pool} used up their work budget of ${String(this.limits.namespaceUnits)} units for this request`,
+        left.units <= 0
+          ? `not evaluated: the rules of namespace ${pool} used up their work budget of ${String(this.limits.namespaceUnits)} units for this request`
+          : `not evaluated: the rules of namespace ${pool} used up their time budget of ${String(this.limits.namespaceMillis)} ms for this request`,
       );
     }
-    const now = this.clock();
-    if (now > this.requestDeadline) {
-      throw new KubemodError(
-        'WORK_LIMIT',
-        `not evaluated: the request used up its time budget of ${String(this.limits.requestMillis)} ms`,
-      );
-    }
-    const allowance = Math.min(this.limits.ruleUnits, poolLeft);
+    const start = this.clock();
+    const allowance = Math.min(this.limits.ruleUnits, left.units);
     const outer = { remaining: this.remaining, deadline: this.deadline, scope: this.scope };
     this.remaining = allowance;
-    this.deadline = Math.min(now + this.limits.ruleMillis, this.requestDeadline);
+    this.deadline = start + Math.min(this.limits.ruleMillis, left.millis);
     this.scope = rule;
     this.sinceClock = 0;
     try {
@@ -133,7 +139,11 @@ export class WorkMeter {
       // A rule that went over is charged its whole allowance, not the pool's remainder: one
       // runaway rule must not take the other rules of its namespace down with it.
       const spent = this.remaining < 0 ? allowance : allowance - this.remaining;
-      this.pools.set(pool, poolLeft - spent);
+      this.pools.set(pool, {
+        units: left.units - spent,
+        millis: left.millis - Math.max(0, this.clock() - start - this.exempted),
+      });
+      this.exempted = 0;
       this.remaining = outer.remaining;
       this.deadline = outer.deadline;
       this.scope = outer.scope;
@@ -147,12 +157,14 @@ export class WorkMeter {
    */
   exempt<T>(work: () => T): T {
     const start = this.clock();
+    const deadline = this.deadline;
+    this.deadline = Number.POSITIVE_INFINITY;
     try {
       return work();
     } finally {
       const spent = this.clock() - start;
-      this.deadline += spent;
-      this.requestDeadline += spent;
+      this.deadline = deadline + spent;
+      this.exempted += spent;
     }
   }
 
@@ -160,7 +172,7 @@ export class WorkMeter {
     const inRule = this.scope !== 'request';
     const limit =
       what === 'time'
-        ? `${String(inRule ? this.limits.ruleMillis : this.limits.requestMillis)} ms time budget`
+        ? `${String(inRule ? Math.min(this.limits.ruleMillis, this.limits.namespaceMillis) : this.limits.requestMillis)} ms time budget`
         : `${String(inRule ? this.limits.ruleUnits : this.limits.requestUnits)} unit work budget`;
     return new KubemodError(
       'WORK_LIMIT',

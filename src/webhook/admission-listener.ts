@@ -80,6 +80,12 @@ function serialize(
  */
 export function createAdmissionListener(options: AdmissionListenerOptions): RequestListener {
   return (req, res) => {
+    if (Number(req.headers['content-length'] ?? 0) > options.bodyLimitBytes) {
+      // Refused before reading, on every path: express's body reader would wait for the whole
+      // declared body (a client could trickle it for the request timeout) before answering.
+      refuseDeclaredLength(req, res, options);
+      return;
+    }
     const route = req.method === 'POST' ? options.routes.get(pathOf(req.url)) : undefined;
     const encoding = req.headers['content-encoding'];
     if (route === undefined || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
@@ -99,6 +105,25 @@ export function createAdmissionListener(options: AdmissionListenerOptions): Requ
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Answers 400 REQUEST_TOO_LARGE at once and closes the connection, discarding the body. */
+function refuseDeclaredLength(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: AdmissionListenerOptions,
+): void {
+  const path = pathOf(req.url);
+  const webhook = req.method === 'POST' ? options.routes.get(path)?.webhook : undefined;
+  if (webhook !== undefined) options.metrics.observeRequest(webhook, 'unknown', 'malformed', 0);
+  const err = new KubemodError(
+    'REQUEST_TOO_LARGE',
+    `request body exceeds the limit of ${String(options.bodyLimitBytes)} bytes`,
+  );
+  const { status, body } = errorAnswer(err, options.logger, path);
+  res.shouldKeepAlive = false;
+  req.resume();
+  sendJson(res, status, JSON.stringify(body));
+}
 
 function pathOf(url: string | undefined): string {
   if (url === undefined) return '';

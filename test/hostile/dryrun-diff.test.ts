@@ -138,13 +138,14 @@ describe('PUT /v1/dryrun YAML diff with many changed lines', () => {
   );
 
   it(
-    'a 1 MB single-line string changed in many places: 200, no stall',
+    'a 200 KB single-line string changed in many places: 200, no stall',
     async () => {
-      const long = 'ab'.repeat(500_000);
+      // The largest static value a rule can afford: a ModRule's compile budget covers parsing it.
+      const long = 'ab'.repeat(100_000);
       const rule = modRule('replace-string', {
         type: 'Patch',
         match: [{ select: '$.kind' }],
-        patch: [{ op: 'replace', path: '/spec/text', value: `"${'ba'.repeat(500_000)}"` }],
+        patch: [{ op: 'replace', path: '/spec/text', value: `"${'ba'.repeat(100_000)}"` }],
       });
       const answer = await dryrun(dryrunJson(manifestJson(`{"text":"${long}"}`), [rule]));
       expect(answer.patch.length).toBeGreaterThan(0);
@@ -153,9 +154,9 @@ describe('PUT /v1/dryrun YAML diff with many changed lines', () => {
   );
 
   it(
-    '40,000 short lines, every other one changed: 200, no stall',
+    '10,000 short lines, every other one changed: 200, no stall',
     async () => {
-      const lines = Array.from({ length: 40_000 }, (_, i) => `line${String(i)}`);
+      const lines = Array.from({ length: 10_000 }, (_, i) => `line${String(i)}`);
       const changed = lines.map((line, i) => (i % 2 === 0 ? line : `changed${String(i)}`));
       const rule = modRule('replace-lines', {
         type: 'Patch',
@@ -166,6 +167,30 @@ describe('PUT /v1/dryrun YAML diff with many changed lines', () => {
         dryrunJson(manifestJson(`{"lines":${JSON.stringify(lines)}}`), [rule]),
       );
       expect(answer.patch.length).toBeGreaterThan(0);
+    },
+    CASE_TIMEOUT_MS,
+  );
+});
+
+describe('PUT /v1/dryrun refuses rules too costly to compile', () => {
+  it(
+    "a 1 MB static value is the rule's field error (400), quickly",
+    async () => {
+      const rule = modRule('huge-value', {
+        type: 'Patch',
+        match: [{ select: '$.kind' }],
+        patch: [{ op: 'replace', path: '/spec/text', value: `"${'ba'.repeat(500_000)}"` }],
+      });
+      const measured = await hostileRequest(
+        server,
+        'PUT',
+        PATHS.dryrun,
+        dryrunJson(manifestJson('{"text":"x"}'), [rule]),
+      );
+      expectBounded(measured);
+      expect(measured.value.status).toBe(400);
+      expect(measured.value.text).toContain('spec.patch[0].value');
+      expect(measured.value.text).toContain('compilation exceeded');
     },
     CASE_TIMEOUT_MS,
   );

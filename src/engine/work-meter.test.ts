@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { KubemodError } from '../errors/catalog.js';
+import { charge, exempt, WorkMeter, withMeter } from './work-meter.js';
+
+/** A clock the test moves by hand. */
+function manualClock(): { now: () => number; advance: (ms: number) => void } {
+  let now = 0;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+function kindOf(work: () => unknown): string {
+  try {
+    work();
+    return 'ok';
+  } catch (err) {
+    return err instanceof KubemodError ? err.kind : String(err);
+  }
+}
+
+describe('WorkMeter', () => {
+  it('throws WORK_LIMIT past the units of its scope, and stays exhausted', () => {
+    const meter = new WorkMeter({ requestUnits: 100 });
+    meter.charge(100);
+    expect(
+      kindOf(() => {
+        meter.charge(1);
+      }),
+    ).toBe('WORK_LIMIT');
+    expect(
+      kindOf(() => {
+        meter.charge(0);
+      }),
+    ).toBe('WORK_LIMIT');
+  });
+
+  it('gives each rule its own allowance from its namespace pool', () => {
+    const meter = new WorkMeter({ ruleUnits: 100, namespaceUnits: 250 });
+    // A runaway rule costs its pool its allowance only: the next rules still run.
+    expect(
+      kindOf(() => {
+        meter.runRule('a', 'a/1', () => {
+          meter.charge(1_000);
+        });
+      }),
+    ).toBe('WORK_LIMIT');
+    expect(
+      kindOf(() => {
+        meter.runRule('a', 'a/2', () => {
+          meter.charge(100);
+        });
+      }),
+    ).toBe('ok');
+    // 50 units left in pool a: that is this rule's allowance.
+    expect(
+      kindOf(() => {
+        meter.runRule('a', 'a/3', () => {
+          meter.charge(60);
+        });
+      }),
+    ).toBe('WORK_LIMIT');
+    expect(
+      kindOf(() => {
+        meter.runRule('a', 'a/4', () => undefined);
+      }),
+    ).toBe('WORK_LIMIT');
+    // Another namespace (kubemod-system) has a pool of its own.
+    expect(
+      kindOf(() => {
+        meter.runRule('kubemod-system', 'k/1', () => {
+          meter.charge(100);
+        });
+      }),
+    ).toBe('ok');
+  });
+
+  it('cuts a rule off at its time budget, checking the clock every few thousand units', () => {
+    const clock = manualClock();
+    const meter = new WorkMeter({ ruleMillis: 10, ruleUnits: 1_000_000 }, clock.now);
+    const outcome = kindOf(() => {
+      meter.runRule('a', 'a/slow', () => {
+        for (let i = 0; i < 100; i++) {
+          clock.advance(1);
+          meter.charge(1_000);
+        }
+      });
+    });
+    expect(outcome).toBe('WORK_LIMIT');
+    // A small rule never reads the clock, so a pause (GC) in it cannot fail it.
+    const small = kindOf(() => {
+      meter.runRule('b', 'b/small', () => {
+        clock.advance(50);
+        meter.charge(100);
+      });
+    });
+    expect(small).toBe('ok');
+  });
+
+  it('keeps a time budget per namespace', () => {
+    const clock = manualClock();
+    const meter = new WorkMeter({ ruleMillis: 10, namespaceMillis: 15 }, clock.now);
+    for (const rule of ['a/1', 'a/2']) {
+      meter.runRule('a', rule, () => {
+        clock.advance(8);
+      });
+    }
+    expect(
+      kindOf(() => {
+        meter.runRule('a', 'a/3', () => undefined);
+      }),
+    ).toBe('WORK_LIMIT');
+    expect(
+      kindOf(() => {
+        meter.runRule('kubemod-system', 'k/1', () => undefined);
+      }),
+    ).toBe('ok');
+  });
+
+  it('does not count exempted work against the deadlines', () => {
+    const clock = manualClock();
+    const meter = new WorkMeter({ ruleMillis: 10, namespaceMillis: 15 }, clock.now);
+    const outcome = kindOf(() => {
+      withMeter(meter, () => {
+        meter.runRule('a', 'a/new', () => {
+          exempt(() => {
+            clock.advance(100);
+          });
+          meter.charge(5_000); // reads the clock
+        });
+      });
+    });
+    expect(outcome).toBe('ok');
+    expect(
+      kindOf(() => {
+        meter.runRule('a', 'a/next', () => undefined);
+      }),
+    ).toBe('ok');
+  });
+
+  it('charges the active meter only, and nothing outside withMeter', () => {
+    expect(() => {
+      charge(1e12);
+    }).not.toThrow();
+    const meter = new WorkMeter({ requestUnits: 10 });
+    expect(
+      kindOf(() => {
+        withMeter(meter, () => {
+          charge(11);
+        });
+      }),
+    ).toBe('WORK_LIMIT');
+    expect(() => {
+      charge(1e12);
+    }).not.toThrow();
+  });
+});
