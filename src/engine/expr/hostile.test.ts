@@ -30,7 +30,7 @@ function metered<T>(work: () => T): T {
 
 /** The same with a generous clock, for large-but-legal input on a busy machine. */
 function meteredUnhurried<T>(work: () => T): T {
-  const meter = new WorkMeter({ ruleMillis: 5_000, requestMillis: 5_000 });
+  const meter = new WorkMeter({ ruleMillis: 5_000, namespaceMillis: 5_000, requestMillis: 5_000 });
   return withMeter(meter, () => meter.runRule('team', 'team/hostile', work));
 }
 
