@@ -23,7 +23,8 @@ export function goFormat(value: unknown): string {
   return goFormatScalar(value);
 }
 
-function goFormatScalar(value: unknown): string {
+/** Go's %v of a scalar (a non-Date object prints as its tag). */
+export function goFormatScalar(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   switch (typeof value) {
     case 'string':

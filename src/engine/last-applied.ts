@@ -1,6 +1,7 @@
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
 import { applyOperation, jsonEqual } from './patch/index.js';
+import { jsonNestingDepth } from './json-depth.js';
 import { cloneJson } from './patch/own-property.js';
 import { chargeBytes, depthError, MAX_VALUE_DEPTH } from './work-meter.js';
 
@@ -91,41 +92,6 @@ function stringifySorted(value: JsonValue): string {
     }
     return sorted;
   });
-}
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * The deepest nesting of arrays and objects in a JSON text, or `stopAbove + 1` as soon as it goes
- * deeper. One pass, no allocation; brackets inside strings do not count.
- */
-function jsonNestingDepth(text: string, stopAbove: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
-      inString = true;
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth++;
-      if (depth > deepest) {
-        deepest = depth;
-        if (deepest > stopAbove) return deepest;
-      }
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth--;
-    }
-  }
-  return deepest;
 }
 
 /** True when a value nests more than `max` arrays and objects (iterative). */

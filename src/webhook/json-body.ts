@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonValue } from '../engine/json.js';
 import { fromBodyParserError } from './errors.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../engine/json-depth.js';
 
 /**
  * Reads the body as raw bytes whatever its Content-Type (curl -d sends form-encoded bodies) up to
@@ -47,14 +47,15 @@ export function parseJsonBody(body: unknown): JsonValue {
   if (!Buffer.isBuffer(body) || body.length === 0) {
     throw new KubemodError('REQUEST_MALFORMED', 'request body is empty; expected JSON');
   }
-  if (exceedsJsonDepth(body)) {
+  const text = body.toString('utf8');
+  if (exceedsJsonDepth(text)) {
     throw new KubemodError(
       'REQUEST_MALFORMED',
       `request body nests deeper than ${String(MAX_JSON_DEPTH)} levels`,
     );
   }
   try {
-    return JSON.parse(body.toString('utf8')) as JsonValue;
+    return JSON.parse(text) as JsonValue;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     throw new KubemodError('REQUEST_MALFORMED', `request body is not valid JSON: ${reason}`);

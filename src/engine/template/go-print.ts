@@ -1,4 +1,4 @@
-import { goFormatFloat } from '../go-format.js';
+import { goFormatScalar } from '../go-format.js';
 import { depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
 import { chargeListVisit, chargeMapVisit } from './costs.js';
 import { defaultTemplateLimits, limitError } from './render-state.js';
@@ -9,21 +9,9 @@ export type LeafFormat = (value: unknown) => string;
 
 /** fmt's %v of a scalar: what Go prints for the values encoding/json decodes. */
 export function formatScalar(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  switch (typeof value) {
-    case 'string':
-      return value;
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      return goFormatFloat(value);
-    case 'bigint':
-      return value.toString();
-    case 'object':
-      return value instanceof Date ? value.toISOString() : '<nil>';
-    default:
-      return typeof value === 'symbol' ? value.toString() : '<func>';
-  }
+  return typeof value === 'object' && value !== null && !(value instanceof Date)
+    ? '<nil>'
+    : goFormatScalar(value);
 }
 
 /**

@@ -13,22 +13,22 @@ const CLOSE_BRACKET = 0x5d; // ]
 const QUOTE = 0x22; // "
 const BACKSLASH = 0x5c; // \
 
-/** True when a JSON text nests deeper than `maxDepth`; bodies too short to do so are not scanned. */
-export function exceedsJsonDepth(body: Uint8Array, maxDepth: number = MAX_JSON_DEPTH): boolean {
-  return body.length > maxDepth && jsonNestingDepth(body, maxDepth) > maxDepth;
+/** True when a JSON text nests deeper than `maxDepth`; texts too short to do so are not scanned. */
+export function exceedsJsonDepth(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  return text.length > maxDepth && jsonNestingDepth(text, maxDepth) > maxDepth;
 }
 
 /**
  * The deepest nesting in a JSON text, or `stopAbove + 1` as soon as it goes deeper than
- * `stopAbove`. One pass over the bytes, no allocation; brackets inside strings do not count. The
+ * `stopAbove`. One pass over the characters, no allocation; brackets inside strings do not count. The
  * text need not be valid JSON (JSON.parse judges that afterwards).
  */
-export function jsonNestingDepth(body: Uint8Array, stopAbove = Number.POSITIVE_INFINITY): number {
+export function jsonNestingDepth(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const byte = body[i];
+  for (let i = 0; i < text.length; i++) {
+    const byte = text.charCodeAt(i);
     if (inString) {
       if (byte === BACKSLASH) i++;
       else if (byte === QUOTE) inString = false;
