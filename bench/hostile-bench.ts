@@ -63,8 +63,14 @@ const NORMAL_RATE = 500;
 const BASELINE_MS = 10_000;
 const REQUESTS_MS = 30_000;
 const RULE_FILES_MS = 20_000;
-/** Hostile requests per second, every request on a new connection, each bounded by the timeout. */
-const HOSTILE_RATE = 4;
+/**
+ * Hostile requests per second (BENCH_HOSTILE_RATE, default 4, at most 50), every request on a new
+ * connection, each bounded by the timeout.
+ */
+const HOSTILE_RATE = Math.min(
+  50,
+  Math.max(0.1, Number(process.env.BENCH_HOSTILE_RATE ?? '4') || 4),
+);
 const HOSTILE_TIMEOUT_MS = 5000;
 const HOSTILE_MAX_IN_FLIGHT = 8;
 /** Slow-loris connections held during the hostile-requests phase. */

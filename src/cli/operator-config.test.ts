@@ -25,7 +25,10 @@ describe('parseOperatorArgs', () => {
       identity: 'kubemod-0',
       webhookUrlBase: undefined,
       work: DEFAULT_WORK_LIMITS,
+      dryRun: false,
     });
+    const withDryRun = parseOperatorArgs(['--enable-dryrun'], {});
+    expect(withDryRun.kind === 'config' && withDryRun.config.dryRun).toBe(true);
     const limited = parseOperatorArgs(
       ['--namespace-work-units', '300000', '--rule-time-ms', '20'],
       {},

@@ -34,6 +34,8 @@ Options:
   --webhook-port <n>             webhook HTTPS port (default 9443; 0 picks a free port)
   --health-port <n>              HTTP port of /healthz, /readyz, /metrics (default 8081; 0 free port)
   --log-level <level>            ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
+  --enable-dryrun                also serve PUT /v1/dryrun on the webhook port (off: anyone who
+                                 can reach the port could spend the webhook's time on it)
   --secret-name <name>           Secret holding the webhook certificate (default kubemod-webhook-server-cert)
   --service-name <name>          webhook Service, used for certificate SANs (default kubemod-webhook-service)
   --mutating-webhook <name>      MutatingWebhookConfiguration (default kubemod-mutating-webhook-configuration)
@@ -67,6 +69,7 @@ export function parseOperatorArgs(
         'webhook-port': { type: 'string' },
         'health-port': { type: 'string' },
         'log-level': { type: 'string' },
+        'enable-dryrun': { type: 'boolean' },
         'secret-name': { type: 'string' },
         'service-name': { type: 'string' },
         'mutating-webhook': { type: 'string' },
@@ -149,6 +152,7 @@ export function parseOperatorArgs(
       bodyLimitBytes: DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes,
       deadlineMs: DEFAULT_WEBHOOK_LIMITS.deadlineMs,
       work: workLimitsFlags(values),
+      dryRun: values['enable-dryrun'] === true,
     },
   };
 }

@@ -37,6 +37,8 @@ export interface OperatorConfig {
   readonly deadlineMs: number;
   /** Work budget of one evaluation (rule/namespace/request units and milliseconds). */
   readonly work: WorkLimits;
+  /** Serve `PUT /v1/dryrun` on the webhook port too (off by default). */
+  readonly dryRun: boolean;
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

@@ -188,6 +188,7 @@ export async function startOperator(
           work: config.work,
         },
         clusterNamespace: config.clusterNamespace,
+        dryRun: config.dryRun,
       },
       {
         host: config.host,

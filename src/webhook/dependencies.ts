@@ -70,4 +70,9 @@ export interface WebhookDependencies {
   readonly onRuleFailure?: (failure: RuleFailure, context: RuleFailureContext) => void;
   readonly limits: WebhookLimits;
   readonly clusterNamespace: string;
+  /**
+   * Serve `PUT /v1/dryrun` (default true). The operator turns it off unless asked: the route
+   * evaluates rules sent by whoever can reach the webhook port.
+   */
+  readonly dryRun?: boolean;
 }

@@ -151,18 +151,20 @@ function buildApp(deps: WebhookDependencies): AppState {
     );
   }
 
-  app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
-    const startedAt = startedAtOf(res, clock);
-    res.locals.webhook = 'dryrun';
-    const answer = handleDryRun(parseJsonBody(req.body), deps);
-    res.status(200).type('application/json').send(jsonText(answer));
-    deps.metrics.observeRequest(
-      'dryrun',
-      'CREATE',
-      answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
-      (clock() - startedAt) / 1000,
-    );
-  });
+  if (deps.dryRun !== false) {
+    app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
+      const startedAt = startedAtOf(res, clock);
+      res.locals.webhook = 'dryrun';
+      const answer = handleDryRun(parseJsonBody(req.body), deps);
+      res.status(200).type('application/json').send(jsonText(answer));
+      deps.metrics.observeRequest(
+        'dryrun',
+        'CREATE',
+        answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
+        (clock() - startedAt) / 1000,
+      );
+    });
+  }
 
   app.get('/healthz', (_req, res) => {
     res.type('text/plain').send('ok');

@@ -26,6 +26,12 @@ function put(
 }
 
 describe('PUT /v1/dryrun', () => {
+  it('is not served when the dependencies turn it off (the operator does unless asked)', async () => {
+    harness = await startHarness({ dryRun: false });
+    const answer = await put(JSON.stringify({ resourceManifest: { kind: 'Pod' }, modRules: [] }));
+    expect(answer.status).toBe(404);
+  });
+
   it('returns the patch, the YAML diff and the rejections; rules without namespace go to the resource namespace', async () => {
     harness = await startHarness();
     const modRules = [
