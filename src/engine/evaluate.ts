@@ -93,12 +93,14 @@ function evaluateMetered(
     const rendered: { rule: CompiledRule; ops: RenderedOperations }[] = [];
     for (const rule of tier) {
       try {
-        const ops = meter.runRule(rule.namespace, rule.key, () =>
-          rule.match.matches(state.view)
-            ? renderRuleOperations(rule, state.view, context)
-            : undefined,
-        );
-        if (ops !== undefined) rendered.push({ rule, ops });
+        meter.beginRule(rule.namespace, rule.key);
+        try {
+          if (rule.match.matches(state.view)) {
+            rendered.push({ rule, ops: renderRuleOperations(rule, state.view, context) });
+          }
+        } finally {
+          meter.endRule();
+        }
       } catch (err) {
         failures.push(failureOf(rule, err));
       }
@@ -106,9 +108,12 @@ function evaluateMetered(
     // Phase 2: apply them in order; a rule whose operations fail is rolled back and skipped.
     for (const { rule, ops } of rendered) {
       try {
-        meter.runRule(rule.namespace, rule.key, () => {
+        meter.beginRule(rule.namespace, rule.key);
+        try {
           state.apply(ops.operations, ops.fields);
-        });
+        } finally {
+          meter.endRule();
+        }
         applied.push({
           rule: rule.key,
           namespace: rule.namespace,
@@ -127,9 +132,12 @@ function evaluateMetered(
     if (rule.type !== 'Reject') continue;
     let outcome: ReturnType<typeof renderRejection> | undefined;
     try {
-      outcome = meter.runRule(rule.namespace, rule.key, () =>
-        rule.match.matches(state.view) ? renderRejection(rule, state.view, context) : undefined,
-      );
+      meter.beginRule(rule.namespace, rule.key);
+      try {
+        if (rule.match.matches(state.view)) outcome = renderRejection(rule, state.view, context);
+      } finally {
+        meter.endRule();
+      }
     } catch (err) {
       failures.push(failureOf(rule, err));
       continue;

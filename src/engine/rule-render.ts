@@ -45,13 +45,9 @@ export interface RenderedOperations {
   readonly fields: readonly string[];
 }
 
-/** Runs one stage of an operation; an error is reported at the field of that stage. */
-function atStage<T>(field: string, stage: 'select' | 'path' | 'value', work: () => T): T {
-  try {
-    return work();
-  } catch (err) {
-    throw err instanceof KubemodError ? err.atField(`${field}.${stage}`) : err;
-  }
+/** An error of one stage of an operation, reported at the field of that stage. */
+function atStage(err: unknown, field: string, stage: 'select' | 'path' | 'value'): unknown {
+  return err instanceof KubemodError ? err.atField(`${field}.${stage}`) : err;
 }
 
 function renderOperation(
@@ -60,13 +56,20 @@ function renderOperation(
   context: RenderContext,
   out: JsonPatchOperation[],
 ): void {
-  const select = op.select;
-  const items =
-    select === undefined
-      ? [{ value: undefined, keyParts: [] }]
-      : atStage(op.field, 'select', () => select.items(target));
+  // Plain try/catch per stage (no closures): this runs for every operation of every matching rule.
+  let items: readonly { value: unknown; keyParts: readonly (string | number)[] }[];
+  try {
+    items = op.select === undefined ? NO_SELECT : op.select.items(target);
+  } catch (err) {
+    throw atStage(err, op.field, 'select');
+  }
   for (const item of items) {
-    const path = atStage(op.field, 'path', () => op.path.render(item.keyParts));
+    let path: string;
+    try {
+      path = op.path.render(item.keyParts);
+    } catch (err) {
+      throw atStage(err, op.field, 'path');
+    }
     if (op.op === 'remove') {
       out.push({ op: 'remove', path });
       continue;
@@ -74,8 +77,8 @@ function renderOperation(
     const template = op.value;
     let value: JsonValue = null;
     if (template !== undefined) {
-      value = atStage(op.field, 'value', () =>
-        template.isStatic
+      try {
+        value = template.isStatic
           ? op.parseValue(template.source)
           : op.parseValue(
               template.render(
@@ -87,12 +90,19 @@ function renderOperation(
                 },
                 context.limits,
               ),
-            ),
-      );
+            );
+      } catch (err) {
+        throw atStage(err, op.field, 'value');
+      }
     }
     out.push({ op: op.op, path, value });
   }
 }
+
+/** The single item of an operation without a select. */
+const NO_SELECT: readonly { value: unknown; keyParts: readonly (string | number)[] }[] = [
+  { value: undefined, keyParts: [] },
+];
 
 /** KubeMod's rejection text: `<ns>/<name>: "<message>"`, or `<ns>/<name>` when there is none or it fails. */
 export function renderRejection(
