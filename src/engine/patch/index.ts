@@ -14,4 +14,4 @@ export {
 } from './json-pointer.js';
 export { compilePath, type CompiledPath, type PathPart } from './placeholders.js';
 export { unifiedYamlDiff, toYaml } from './yaml-diff.js';
-export { parseYamlValue } from './yaml-value.js';
+export { parseYamlDocuments, parseYamlValue } from './yaml-value.js';

@@ -26,9 +26,20 @@ function schema(): Schema {
 }
 
 export function parseYamlValue(text: string): JsonValue {
-  let documents: unknown[];
+  return toJson(loadGoYaml(text)[0] ?? null);
+}
+
+/**
+ * Every document of `text`, each read like {@link parseYamlValue} (an empty document is null),
+ * with the same errors: whole manifests as kubectl would send them (timestamps stay strings).
+ */
+export function parseYamlDocuments(text: string): JsonValue[] {
+  return loadGoYaml(text).map((document) => toJson(document ?? null));
+}
+
+function loadGoYaml(text: string): unknown[] {
   try {
-    documents = loadAllYamlBounded(text, { schema: schema(), json: true });
+    return loadAllYamlBounded(text, { schema: schema(), json: true });
   } catch (err) {
     if (isKubemodError(err)) throw err;
     throw new KubemodError(
@@ -40,7 +51,6 @@ export function parseYamlValue(text: string): JsonValue {
       },
     );
   }
-  return toJson(documents[0] ?? null);
 }
 
 /** Recursive, but the bounded loader has limited the nesting to MAX_VALUE_DEPTH. */
