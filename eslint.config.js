@@ -4,7 +4,16 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '**/*.js', '!eslint.config.js'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'coverage/',
+      '**/*.js',
+      '!eslint.config.js',
+      '!src/playground/**/*.js',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {
@@ -19,6 +28,23 @@ export default defineConfig(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+    },
+  },
+  {
+    // The playground page: browser JavaScript, type-checked from its JSDoc (tsconfig.playground.json).
+    files: ['src/playground/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      parserOptions: {
+        projectService: false,
+        project: ['./tsconfig.playground.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // tsc knows the browser's globals; return types are JSDoc @returns.
+      'no-undef': 'off',
+      '@typescript-eslint/explicit-function-return-type': 'off',
     },
   },
   {

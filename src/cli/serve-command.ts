@@ -12,6 +12,7 @@ import {
   type StartedWebhookServer,
   type TlsMaterial,
 } from '../webhook/server.js';
+import { loadPlaygroundAssets, type PlaygroundAssets } from '../webhook/playground-assets.js';
 import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
 
 export interface ServeIo {
@@ -53,8 +54,10 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   });
   let server: StartedWebhookServer;
   let stopCertWatch = (): void => undefined;
+  let playground: PlaygroundAssets | undefined;
   try {
     const refs = config.refsPath === undefined ? NO_REFS : await loadStaticRefs(config.refsPath);
+    if (config.ui) playground = await loadPlaygroundAssets();
     await source.start();
     const tls =
       config.certDir === undefined
@@ -77,6 +80,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
               : { maxOutputBytes: config.templateMaxOutputBytes },
           work: config.work,
         },
+        ...(playground === undefined ? {} : { playground }),
       },
       { host: config.host, port: config.port, tls, shutdownGraceMs: config.shutdownGraceMs },
     );
@@ -87,6 +91,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     io.stderr.write(`kubemod-ts serve: ${describeError(err)}\n`);
     return 1;
   }
+  if (playground !== undefined) logger.info({ url: `${server.url}/` }, 'playground page served');
   io.onListening?.(server);
   const signalName = await stopRequested(io.signal);
   logger.info({ signal: signalName }, 'shutting down');

@@ -21,6 +21,7 @@ describe('parseServeArgs', () => {
         work: DEFAULT_WORK_LIMITS,
         debounceMs: 200,
         shutdownGraceMs: 10000,
+        ui: true,
       },
     });
     const args = parseServeArgs(

@@ -25,6 +25,8 @@ export interface ServeConfig {
   readonly work: WorkLimits;
   readonly debounceMs: number;
   readonly shutdownGraceMs: number;
+  /** Serve the playground page at `/` (off with --no-ui). */
+  readonly ui: boolean;
 }
 
 export type ServeArgs =
@@ -33,7 +35,8 @@ export type ServeArgs =
 export const SERVE_USAGE = `Usage: kubemod-ts serve --rules <dir> [options]
 
 Serves the KubeMod webhooks and the /v1/dryrun API over HTTPS with the ModRules of a directory
-(reloaded when files change), without a cluster.
+(reloaded when files change), without a cluster, and the playground page at / (a browser editor
+for ModRules that shows each change's patch, diff, rejections and explanation).
 
 Options:
   --rules <dir>              directory of ModRule YAML/JSON files (required; searched recursively)
@@ -48,6 +51,7 @@ Options:
   --template-max-output <n>  per-template output limit in characters (default: the engine's)
 ${workFlagsUsage(27)}  --debounce-ms <ms>         quiet period before reloading changed rules (default 200)
   --shutdown-grace-ms <ms>   time in-flight requests get on SIGTERM/SIGINT (default 10000)
+  --no-ui                    do not serve the playground page
   -h, --help                 show this help
 `;
 
@@ -76,6 +80,7 @@ export function parseServeArgs(
         ...WORK_FLAG_OPTIONS,
         'debounce-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
+        'no-ui': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -125,6 +130,7 @@ export function parseServeArgs(
         0,
         600_000,
       ),
+      ui: values['no-ui'] !== true,
     },
   };
 }

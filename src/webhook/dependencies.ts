@@ -5,6 +5,7 @@ import type { TemplateLimits } from '../engine/template/index.js';
 import type { WorkLimits } from '../engine/work-meter.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { PlaygroundAssets } from './playground-assets.js';
 
 /** In-memory manifests for `syntheticRefs` (filled from informers by the operator, files or nothing standalone). */
 export interface SyntheticRefLookups {
@@ -75,4 +76,10 @@ export interface WebhookDependencies {
    * evaluates rules sent by whoever can reach the webhook port.
    */
   readonly dryRun?: boolean;
+  /**
+   * The playground page's files, served at `/` (GET/HEAD) when set: `kubemod-ts serve` only. The
+   * operator never sets it, so its webhook port answers nothing but the webhooks (and the dryrun
+   * API when enabled).
+   */
+  readonly playground?: PlaygroundAssets;
 }

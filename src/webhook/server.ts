@@ -16,6 +16,7 @@ import {
   type AdmissionRoute,
 } from './admission-listener.js';
 import { handleDryRun } from './dryrun-handler.js';
+import { dryRunOperation } from './dryrun-request.js';
 import {
   DEFAULT_WEBHOOK_TIMEOUTS,
   dropIdleSockets,
@@ -26,6 +27,7 @@ import { createErrorHandler, fromBodyParserError, sendError } from './errors.js'
 import { parseJsonBody, rawBody } from './json-body.js';
 import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
 import { handlePodBinding } from './podbinding-handler.js';
+import { playgroundHandler } from './playground-route.js';
 
 export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './server-timeouts.js';
 export {
@@ -155,11 +157,12 @@ function buildApp(deps: WebhookDependencies): AppState {
     app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
       const startedAt = startedAtOf(res, clock);
       res.locals.webhook = 'dryrun';
-      const answer = handleDryRun(parseJsonBody(req.body), deps);
+      const body = parseJsonBody(req.body);
+      const answer = handleDryRun(body, deps);
       res.status(200).type('application/json').send(jsonText(answer));
       deps.metrics.observeRequest(
         'dryrun',
-        'CREATE',
+        dryRunOperation(body),
         answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
         (clock() - startedAt) / 1000,
       );
@@ -180,6 +183,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     const text = await deps.metrics.render();
     res.type(deps.metrics.contentType).send(text);
   });
+  if (deps.playground !== undefined) app.use(playgroundHandler(deps.playground));
   app.use((req: Request, res: Response) => {
     sendError(res, 404, `no route for ${req.method} ${req.path}`, 'KM6003');
   });

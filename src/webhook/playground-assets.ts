@@ -1,0 +1,71 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubemodError } from '../errors/catalog.js';
+
+/** One file of the playground page, read into memory. */
+export interface PlaygroundAsset {
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+/** The playground's files by request path (`/` is index.html); nothing else is served. */
+export type PlaygroundAssets = ReadonlyMap<string, PlaygroundAsset>;
+
+/**
+ * Where the page's files are: `src/playground` next to this module's directory, which `npm run
+ * build` copies to `dist/src/playground` (so the same relative path works from src with tsx and
+ * from dist, in the package and in the container image).
+ */
+export const DEFAULT_PLAYGROUND_DIR = fileURLToPath(new URL('../playground/', import.meta.url));
+
+/** The file types the page is made of; other files in the directory are not served. */
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/** Largest total size of the page's files: they are a few tens of KB. */
+const MAX_TOTAL_BYTES = 1024 * 1024;
+
+/**
+ * Reads the page's files (top level of `dir`, by extension) once, at startup: requests are then
+ * answered from memory, and a request path can only ever name one of these files. Throws
+ * INPUT_UNREADABLE naming the directory when it or its index.html cannot be read (a build that
+ * did not copy the files), so `serve` stops with a clear message instead of serving 404s.
+ */
+export async function loadPlaygroundAssets(
+  dir: string = DEFAULT_PLAYGROUND_DIR,
+): Promise<PlaygroundAssets> {
+  const assets = new Map<string, PlaygroundAsset>();
+  let total = 0;
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const contentType = CONTENT_TYPES[extname(entry.name)];
+      if (!entry.isFile() || contentType === undefined) continue;
+      const body = await readFile(join(dir, entry.name));
+      total += body.length;
+      if (total > MAX_TOTAL_BYTES) throw new Error(`more than ${String(MAX_TOTAL_BYTES)} bytes`);
+      assets.set(`/${entry.name}`, { contentType, body });
+    }
+  } catch (err) {
+    throw new KubemodError(
+      'INPUT_UNREADABLE',
+      `the playground page's files in ${dir} cannot be read (${err instanceof Error ? err.message : String(err)}); run with --no-ui to serve without it`,
+      undefined,
+      { cause: err },
+    );
+  }
+  const index = assets.get('/index.html');
+  if (index === undefined) {
+    throw new KubemodError(
+      'INPUT_UNREADABLE',
+      `the playground page's index.html is missing from ${dir}; run with --no-ui to serve without it`,
+    );
+  }
+  assets.set('/', index);
+  return assets;
+}
