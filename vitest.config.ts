@@ -22,6 +22,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'browser',
+          include: ['test/browser/**/*.browser.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           include: ['test/e2e/**/*.e2e.test.ts'],
           environment: 'node',

@@ -125,7 +125,7 @@ describe('production artifact (what the container image runs)', () => {
     expect(Array.isArray(output.rejections)).toBe(true);
   });
 
-  it('serves the webhooks over HTTPS and answers /healthz', async () => {
+  it('serves the webhooks over HTTPS, answers /healthz and serves the playground page', async () => {
     const port = await freePort();
     const child = spawn(
       'node',
@@ -152,6 +152,14 @@ describe('production artifact (what the container image runs)', () => {
         }),
       ]);
       expect(health.status).toBe(200);
+      // The playground's static files are part of the artifact (npm run build copies them).
+      const page = await httpsGet(`https://127.0.0.1:${String(port)}/`);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('<title>kubemod-ts playground</title>');
+      for (const file of ['playground.js', 'playground.css', 'results.js', 'icon.svg']) {
+        const asset = await httpsGet(`https://127.0.0.1:${String(port)}/${file}`);
+        expect(asset.status, file).toBe(200);
+      }
     } finally {
       child.kill('SIGTERM');
     }
