@@ -158,6 +158,140 @@ describe('evaluate', () => {
     ).toThrow('spec.patch[0].path: uses placeholder #1 but the select captures only 1 index(es)');
   });
 
+  it('computes each rule of a tier on the object as the rules before it in the tier left it', () => {
+    const labelled: JsonObject = {
+      ...pod,
+      metadata: { name: 'p', namespace: 'a', labels: { app: 'prod', team: '1', tier: 'back' } },
+    };
+    const store = storeWith(
+      [
+        'a',
+        {
+          type: 'Patch',
+          match: [{ select: '$.kind' }],
+          patch: [{ op: 'remove', path: '/metadata/labels/team' }],
+        },
+      ],
+      [
+        'b',
+        {
+          type: 'Patch',
+          match: [{ select: '$.kind' }],
+          patch: [
+            {
+              op: 'add',
+              path: '/metadata/labels/owner',
+              value: '"{{ .Target.metadata.labels }}"',
+            },
+          ],
+        },
+      ],
+      [
+        'c',
+        {
+          type: 'Patch',
+          match: [{ select: '$.kind' }],
+          patch: [
+            {
+              op: 'replace',
+              select: '$.metadata.labels[? @ =~ "^map"]',
+              path: '/metadata/labels/#0',
+              value: '{{ .SelectedItem | len }}',
+            },
+          ],
+        },
+      ],
+    );
+    const result = evaluate(store, { operation: 'CREATE', namespace: 'a', object: labelled });
+    expect(result.failures).toEqual([]);
+    expect(result.applied.map((a) => a.operations)).toEqual([
+      [{ op: 'remove', path: '/metadata/labels/team' }],
+      [{ op: 'add', path: '/metadata/labels/owner', value: 'map[app:prod tier:back]' }],
+      [{ op: 'replace', path: '/metadata/labels/owner', value: 23 }],
+    ]);
+    expect(result.patched.metadata).toEqual({
+      name: 'p',
+      namespace: 'a',
+      labels: { app: 'prod', tier: 'back', owner: 23 },
+    });
+  });
+
+  it("decides which rules of a tier apply on the tier's input", () => {
+    const store = storeWith(
+      [
+        'a-adds',
+        {
+          type: 'Patch',
+          match: [{ select: '$.kind' }],
+          patch: [{ op: 'add', path: '/metadata/labels/added', value: 'here' }],
+        },
+      ],
+      [
+        'b-needs-added',
+        {
+          type: 'Patch',
+          match: [{ select: '$.metadata.labels.added' }],
+          patch: [{ op: 'add', path: '/metadata/labels/same-tier', value: 'here' }],
+        },
+      ],
+      [
+        'c-needs-added-later',
+        {
+          type: 'Patch',
+          executionTier: 1,
+          match: [{ select: '$.metadata.labels.added' }],
+          patch: [{ op: 'add', path: '/metadata/labels/next-tier', value: 'here' }],
+        },
+      ],
+    );
+    const result = evaluate(store, { operation: 'CREATE', namespace: 'a', object: pod });
+    expect(result.applied.map((a) => a.name)).toEqual(['a-adds', 'c-needs-added-later']);
+    expect((result.patched.metadata as JsonObject).labels).toEqual({
+      added: 'here',
+      'next-tier': 'here',
+    });
+  });
+
+  it('undoes a rule that fails half-way through applying; the rules after it do not see it', () => {
+    const store = storeWith(
+      [
+        'a-half',
+        {
+          type: 'Patch',
+          match: [{ select: '$.kind' }],
+          patch: [
+            { op: 'add', path: '/metadata/labels/half', value: 'applied' },
+            { op: 'replace', path: '/spec/missing', value: 'x' },
+          ],
+        },
+      ],
+      [
+        'b-reads',
+        {
+          type: 'Patch',
+          match: [{ select: '$.kind' }],
+          patch: [
+            {
+              op: 'add',
+              path: '/metadata/annotations/half',
+              value: '"{{ .Target.metadata.labels }}"',
+            },
+          ],
+        },
+      ],
+    );
+    const result = evaluate(store, { operation: 'CREATE', namespace: 'a', object: pod });
+    expect(result.failures.map((f) => [f.rule, f.field])).toEqual([['a/a-half', 'spec.patch[1]']]);
+    expect(result.patched.metadata).toEqual({
+      name: 'p',
+      namespace: 'a',
+      annotations: { half: '<no value>' },
+    });
+    expect(result.patch).toEqual([
+      { op: 'add', path: '/metadata/annotations', value: { half: '<no value>' } },
+    ]);
+  });
+
   it('renders a missing value as null and removes with select', () => {
     const store = storeWith([
       'r',

@@ -4,12 +4,7 @@ import { applyOperation, createJsonPatch, parseJsonPointer } from './patch/index
 import type { TemplateLimits } from './template/index.js';
 import { type CompiledRule } from './rule.js';
 import type { RuleStore } from './store.js';
-import {
-  renderRuleOperations,
-  renderRejection,
-  type RenderedOperations,
-  type RuleFailure,
-} from './rule-render.js';
+import { renderRuleOperations, renderRejection, type RuleFailure } from './rule-render.js';
 import { KubemodError } from '../errors/catalog.js';
 import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
 import { CopyOnWrite } from './copy-on-write.js';
@@ -57,9 +52,10 @@ export interface EvaluationResult {
 
 /**
  * Computes what KubeMod computes for one admission request: Patch rules tier by tier (each tier
- * matched against the result of the tiers before it), then Reject rules against the fully patched
- * object, and one patch from the object as received. A rule that fails is recorded in `failures`
- * and skipped; the others still apply. Pure: no I/O, the store and request are not modified.
+ * matched against the result of the tiers before it, its matching rules applied one after another,
+ * each on the result of the ones before it), then Reject rules against the fully patched object,
+ * and one patch from the object as received. A rule that fails is recorded in `failures` and
+ * skipped; the others still apply. Pure: no I/O, the store and request are not modified.
  */
 export function evaluate(store: RuleStore, request: EvaluationRequest): EvaluationResult {
   const meter = new WorkMeter(request.work, request.clock);
@@ -89,15 +85,14 @@ function evaluateMetered(
   const applied: AppliedRule[] = [];
 
   for (const tier of tiersOf(candidates.filter((rule) => rule.type === 'Patch'))) {
-    // Phase 1: match and render every rule of the tier against the same input (read-only).
-    const rendered: { rule: CompiledRule; ops: RenderedOperations }[] = [];
+    // Every rule of the tier is matched against the tier's input, the object as the lower tiers
+    // left it (as in KubeMod): what the tier's own rules patch does not change which of them match.
+    const matching: CompiledRule[] = [];
     for (const rule of tier) {
       try {
         meter.beginRule(rule.namespace, rule.key);
         try {
-          if (rule.match.matches(state.view)) {
-            rendered.push({ rule, ops: renderRuleOperations(rule, state.view, context) });
-          }
+          if (rule.match.matches(state.view)) matching.push(rule);
         } finally {
           meter.endRule();
         }
@@ -105,24 +100,30 @@ function evaluateMetered(
         failures.push(failureOf(rule, err));
       }
     }
-    // Phase 2: apply them in order; a rule whose operations fail is rolled back and skipped.
-    for (const { rule, ops } of rendered) {
+    // The matching rules then apply one after another, in execution order (see compareRules):
+    // each computes its patch (selects, placeholders, `.Target`, `.SelectedItem`, templates) on
+    // the object as the rules before it in the tier left it. A rule that fails is skipped; if it
+    // failed while applying, the object is rebuilt from the rules that did apply.
+    for (const rule of matching) {
+      let applying = false;
       try {
         meter.beginRule(rule.namespace, rule.key);
         try {
+          const ops = renderRuleOperations(rule, state.view, context);
+          applying = true;
           state.apply(ops.operations, ops.fields);
+          applied.push({
+            rule: rule.key,
+            namespace: rule.namespace,
+            name: rule.name,
+            operations: ops.operations,
+          });
         } finally {
           meter.endRule();
         }
-        applied.push({
-          rule: rule.key,
-          namespace: rule.namespace,
-          name: rule.name,
-          operations: ops.operations,
-        });
       } catch (err) {
         failures.push(failureOf(rule, err));
-        state.replay(applied.flatMap((a) => a.operations));
+        if (applying) state.replay(applied.flatMap((a) => a.operations));
       }
     }
   }

@@ -76,8 +76,31 @@ function isLimitError(err: unknown): boolean {
   return err instanceof KubemodError && (err.kind === 'WORK_LIMIT' || err.kind === 'DEPTH_LIMIT');
 }
 
-/** JSON with object keys sorted, as Go's encoding/json writes maps (recursive: depth-checked first). */
+/**
+ * JSON as Go's encoding/json writes it (recursive: depth-checked first): object keys sorted, and
+ * `<`, `>`, `&`, U+2028 and U+2029 escaped as \u003c, \u003e, \u0026, \u2028 and \u2029 (so a
+ * value such as `<no value>` reads the same in the annotation as in KubeMod's).
+ */
 function stringifySorted(value: JsonValue): string {
+  return goJsonEscapes(sortedJson(value));
+}
+
+const GO_JSON_ESCAPES: Readonly<Record<string, string>> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/** These characters can only occur inside JSON strings, where the escapes mean the same. */
+function goJsonEscapes(json: string): string {
+  return /[<>&\u2028\u2029]/.test(json)
+    ? json.replace(/[<>&\u2028\u2029]/g, (c) => GO_JSON_ESCAPES[c] ?? c)
+    : json;
+}
+
+function sortedJson(value: JsonValue): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};

@@ -49,13 +49,27 @@ describe('rule store', () => {
     expect(keys(store, 'a', 'Pod')).toEqual(['a/any', 'a/negated']);
   });
 
-  it('orders candidates by tier, then namespace/name', () => {
+  it('orders candidates by tier, then cluster-wide before namespaced, then name', () => {
     const store = new RuleStore();
     store.put(anyRule('a', 'z', { executionTier: -1 }));
     store.put(anyRule('a', 'b', { executionTier: 2 }));
     store.put(kindRule('a', 'a', 'Pod', { executionTier: 2 }));
     store.put(anyRule('kubemod-system', 'c', { executionTier: 0, targetNamespaceRegex: '^a$' }));
-    expect(keys(store, 'a', 'Pod')).toEqual(['a/z', 'kubemod-system/c', 'a/a', 'a/b']);
+    store.put(anyRule('kubemod-system', 'y', { executionTier: 2, targetNamespaceRegex: '.*' }));
+    store.put(
+      kindRule('kubemod-system', 'x', 'Pod', { executionTier: 2, targetNamespaceRegex: 'a' }),
+    );
+    store.put(anyRule('zz', 'a', { executionTier: 2 }));
+    store.put(anyRule('kubemod-system', 'w', { executionTier: 2, targetNamespaceRegex: 'zz' }));
+    expect(keys(store, 'a', 'Pod')).toEqual([
+      'a/z',
+      'kubemod-system/c',
+      'kubemod-system/x',
+      'kubemod-system/y',
+      'a/a',
+      'a/b',
+    ]);
+    expect(keys(store, 'zz', 'Pod')).toEqual(['kubemod-system/w', 'kubemod-system/y', 'zz/a']);
   });
 
   it('keeps namespaced rules to their namespace', () => {

@@ -60,9 +60,17 @@ class RuleGroup {
   }
 }
 
-/** Execution order: lowest tier first, then by namespace/name so the order is stable. */
+/**
+ * Execution order: lowest tier first; within a tier, cluster-wide rules (the cluster namespace's)
+ * before the namespace's own rules, as in KubeMod, and each of the two by name. KubeMod orders the
+ * rules of each group as its store received them, which changes when the operator restarts; by
+ * name, the order (and so the result when rules of one tier touch the same fields) is stable.
+ */
 export function compareRules(a: CompiledRule, b: CompiledRule): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
+  const scopeA = a.scope.kind === 'cluster' ? 0 : 1;
+  const scopeB = b.scope.kind === 'cluster' ? 0 : 1;
+  if (scopeA !== scopeB) return scopeA - scopeB;
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 

@@ -52,6 +52,9 @@ function run(dir: string): Expected & { patch: jsonpatch.Operation[]; resource: 
     namespace,
     object: resource,
     syntheticRefs: request.syntheticRefs,
+    // The fixtures check what rules produce: the wall-clock backstops (tested with the work
+    // meter) must not fail a rule on a loaded machine. Work units keep their default limits.
+    work: { ruleMillis: 60_000, namespaceMillis: 60_000, requestMillis: 60_000 },
   });
   return {
     resource,
