@@ -99,9 +99,12 @@ function renderOperation(
   }
 }
 
-/** The single item of an operation without a select. */
+/**
+ * The single item of an operation without a select. `.SelectedItem` is then nil, as KubeMod's
+ * interface{} field is: it prints `<no value>`, and `.SelectedItem.x` is an error (nil pointer).
+ */
 const NO_SELECT: readonly { value: unknown; keyParts: readonly (string | number)[] }[] = [
-  { value: undefined, keyParts: [] },
+  { value: null, keyParts: [] },
 ];
 
 /** KubeMod's rejection text: `<ns>/<name>: "<message>"`, or `<ns>/<name>` when there is none or it fails. */

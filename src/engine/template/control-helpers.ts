@@ -100,15 +100,30 @@ export function controlHelpers(): Record<string, Helper> {
       if (base instanceof Fault) return base;
       return guarded(options, () => fieldChain(base, names.map(String)));
     },
+    _dfield: (...raw) => {
+      const { args, options } = splitHelperArgs(raw);
+      const [base, ...names] = args;
+      if (base instanceof Fault) return base;
+      return guarded(options, () => dig(fieldChain(base, names.map(String))));
+    },
+    _dig: (...raw) => {
+      const { args } = splitHelperArgs(raw);
+      return dig(args[0]);
+    },
     _get: (...raw) => {
       const { args } = splitHelperArgs(raw);
       const cell = args[0];
       return cell instanceof VarCell ? cell.value : undefined;
     },
+    _dget: (...raw) => {
+      const { args } = splitHelperArgs(raw);
+      const cell = args[0];
+      return cell instanceof VarCell ? dig(cell.value) : undefined;
+    },
     _assign: (...raw) => {
       const { args, options } = splitHelperArgs(raw);
       const [cell, value] = args;
-      const resolved = unfaultAt(value, options);
+      const resolved = dig(unfaultAt(value, options));
       if (cell instanceof VarCell) cell.value = resolved;
       return '';
     },
@@ -116,14 +131,20 @@ export function controlHelpers(): Record<string, Helper> {
       const { args, options } = splitHelperArgs(raw);
       const value = unfaultAt(args[0], options);
       const state = renderStateOf(options);
+      // Go digs the value of each pipeline command out of its interface{}: a nil (a JSON null, a
+      // missing key's zero value from `index`, a nil function result) is left as no value at all,
+      // which the printer writes as `<no value>`, like a missing key. A nil inside a list or map,
+      // or given to print/printf/toString, is fmt's `<nil>`.
       const text =
-        value === undefined ? '<no value>' : formatValue(value, state.limits.maxOutputBytes);
+        value === undefined || value === null
+          ? '<no value>'
+          : formatValue(value, state.limits.maxOutputBytes);
       chargeOutput(state, text.length, whereOf(options));
       return text;
     },
     _let: function (this: unknown, ...raw) {
       const { args, options } = splitHelperArgs(raw);
-      const value = unfaultAt(args[0], options);
+      const value = dig(unfaultAt(args[0], options));
       return options.fn(this, { data: options.data, blockParams: [new VarCell(value)] });
     },
     _if: function (this: unknown, ...raw) {
@@ -155,6 +176,15 @@ export function controlHelpers(): Record<string, Helper> {
       );
     },
   };
+}
+
+/**
+ * Go's evalPipeline takes each command's value out of its interface{}: a nil (JSON null) becomes
+ * no value (undefined). Variables hold pipeline values, so they never hold a nil; a field read
+ * directly as an argument (`f .x`) or a range element still can.
+ */
+export function dig(value: unknown): unknown {
+  return value === null ? undefined : value;
 }
 
 function unfaultAt(value: unknown, options: HelperOptions): unknown {

@@ -12,6 +12,7 @@ import { listFunctions } from './functions-lists.js';
 import { mathFunctions } from './functions-math.js';
 import { regexFunctions } from './functions-regex.js';
 import { stringFunctions } from './functions-strings.js';
+import { NIL_MAP } from './go-values.js';
 import { renderStateOf, splitHelperArgs, whereOf } from './helper-options.js';
 import { checkListSize, checkStringSize, isLimitError } from './render-state.js';
 
@@ -38,7 +39,8 @@ export function templateFunctions(): ReadonlyMap<string, TemplateFunction> {
 }
 
 /**
- * Wraps a template function as a handlebars helper: arity check, nil arguments, Faults, size
+ * Wraps a template function as a handlebars helper: arity check, nil arguments (no value is nil,
+ * or a nil map for a map parameter) and results (a nil result is no value), Faults, size
  * limits and work charging. Every call is charged one unit plus the strings it is given (before
  * it runs: reading them is what costs, e.g. sha256sum of a 1 MB string) and the string or list it
  * builds; functions that walk deeper (lists of lists, maps, printing, JSON…) charge what they visit
@@ -49,7 +51,13 @@ export function functionHelper(name: string, spec: TemplateFunction): Helper {
   return (...raw) => {
     const { args, options } = splitHelperArgs(raw);
     const where = whereOf(options);
-    const values = args.map((a) => (a === undefined ? null : a));
+    const values = args.map((a, i) =>
+      a !== undefined
+        ? a
+        : spec.mapParams === 'all' || (spec.mapParams === 'first' && i === 0)
+          ? NIL_MAP
+          : null,
+    );
     if (spec.lazy !== true) {
       const fault = values.find((v) => v instanceof Fault);
       if (fault !== undefined) return fault;
@@ -71,6 +79,8 @@ export function functionHelper(name: string, spec: TemplateFunction): Helper {
     try {
       charge(CALL_UNITS + (stringBytes(values) >> 6));
       const result = spec.fn(values, { name, state, where });
+      // Go digs a function's result out of its interface{}: a nil result is no value.
+      if (result === null || result === undefined) return undefined;
       if (typeof result === 'string') {
         checkStringSize(state, result.length, `${name} at ${where}`);
         if (result.length > 64 && !values.includes(result)) chargeBytes(result.length);

@@ -14,6 +14,12 @@ export interface TemplateFunction {
   readonly max: number;
   /** Receives unevaluated errors (Faults) as arguments; only Go's lazy `and`/`or` need this. */
   readonly lazy?: boolean;
+  /**
+   * Which parameters are Go maps (map[string]interface{}): the first, or all. Go hands such a
+   * parameter a nil map when the argument has no value (a missing key, or a nil that went through
+   * a pipeline or variable), which reads as empty; the function then receives NIL_MAP.
+   */
+  readonly mapParams?: 'first' | 'all';
 }
 
 export type FunctionFamily = Readonly<Record<string, TemplateFunction>>;
@@ -21,6 +27,14 @@ export type FunctionFamily = Readonly<Record<string, TemplateFunction>>;
 /** A function taking exactly `arity` arguments. */
 export function fixed(arity: number, fn: TemplateFunction['fn']): TemplateFunction {
   return { fn, min: arity, max: arity };
+}
+
+/** The same function, declaring its map parameters (see TemplateFunction.mapParams). */
+export function withMapParams(
+  spec: TemplateFunction,
+  mapParams: 'first' | 'all',
+): TemplateFunction {
+  return { ...spec, mapParams };
 }
 
 /** A function taking at least `min` (and at most `max`) arguments. */

@@ -34,10 +34,10 @@ export function builtinFunctions(): FunctionFamily {
     le: fixed(2, ([a, b]) => basicCompare(a, b) <= 0),
     gt: fixed(2, ([a, b]) => basicCompare(a, b) > 0),
     ge: fixed(2, ([a, b]) => basicCompare(a, b) >= 0),
-    html: variadic(0, (args, call) => htmlEscape(goSprint(args, call.state.limits.maxOutputBytes))),
-    js: variadic(0, (args, call) => jsEscape(goSprint(args, call.state.limits.maxOutputBytes))),
+    html: variadic(0, (args, call) => htmlEscape(escaperText(args, call.state.limits))),
+    js: variadic(0, (args, call) => jsEscape(escaperText(args, call.state.limits))),
     urlquery: variadic(0, (args, call) =>
-      encodeURIComponent(goSprint(args, call.state.limits.maxOutputBytes))
+      encodeURIComponent(escaperText(args, call.state.limits))
         .replace(/%20/g, '+')
         .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
     ),
@@ -71,9 +71,10 @@ export function goLen(value: unknown): number {
 }
 
 export function goIndex(item: unknown, keys: readonly unknown[]): unknown {
-  let current = item;
+  if (item === null || item === undefined) throw renderError('index of untyped nil');
+  let current: unknown = item;
   for (const key of keys) {
-    if (current === null || current === undefined) throw renderError('index of untyped nil');
+    if (current === null || current === undefined) throw renderError('index of nil pointer');
     if (Array.isArray(current) || typeof current === 'string') {
       const i = toIntArg(key, 'index');
       if (typeof current === 'string') chargeBytes(current.length);
@@ -91,6 +92,17 @@ export function goIndex(item: unknown, keys: readonly unknown[]): unknown {
     }
   }
   return current;
+}
+
+/**
+ * The text html, js and urlquery escape (Go's evalArgs): the arguments as fmt.Sprint prints them,
+ * except that each goes through the template printer first, so a nil is `<no value>`.
+ */
+function escaperText(args: readonly unknown[], limits: { maxOutputBytes: number }): string {
+  return goSprint(
+    args.map((a) => (a === null || a === undefined ? '<no value>' : a)),
+    limits.maxOutputBytes,
+  );
 }
 
 function htmlEscape(text: string): string {

@@ -1,6 +1,14 @@
 import { depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
 import { chargeKeyWrites, chargeListVisit, chargeMapBuild, chargeMapVisit } from './costs.js';
-import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
+import { renderError } from './faults.js';
+import {
+  fixed,
+  variadic,
+  withMapParams,
+  type CallContext,
+  type FunctionFamily,
+  type TemplateFunction,
+} from './function-table.js';
 import { strval } from './go-print.js';
 import {
   chargeSort,
@@ -8,6 +16,7 @@ import {
   keysToSort,
   mapKeys,
   newMap,
+  NIL_MAP,
   ownValue,
   setKey,
   toMapArg,
@@ -17,6 +26,11 @@ import {
 
 const map = toMapArg;
 const key = toStringArg;
+
+/** A function whose first parameter is a Go map (see TemplateFunction.mapParams). */
+function first(spec: TemplateFunction): TemplateFunction {
+  return withMapParams(spec, 'first');
+}
 
 /**
  * Sprig's dict functions. Dicts built by the template (dict, merge results…) are mutated in place by
@@ -29,43 +43,65 @@ const key = toStringArg;
 export function dictFunctions(): FunctionFamily {
   return {
     dict: variadic(0, (args, call) => dict(args, call)),
-    get: fixed(2, ([d, k]) => {
-      const value = ownValue(map(d, 'get'), key(k, 'get'));
-      return value === undefined ? '' : value;
-    }),
-    set: fixed(3, ([d, k, v], call) => {
-      const target = writable(map(d, 'set'), call);
-      chargeKeyWrites(1);
-      setKey(target, key(k, 'set'), v);
-      return target;
-    }),
-    unset: fixed(2, ([d, k], call) => {
-      const target = writable(map(d, 'unset'), call);
-      Reflect.deleteProperty(target, key(k, 'unset'));
-      return target;
-    }),
-    hasKey: fixed(2, ([d, k]) => Object.hasOwn(map(d, 'hasKey'), key(k, 'hasKey'))),
-    keys: variadic(0, (args) => {
-      const all = [...new Set(args.flatMap((d) => mapKeys(map(d, 'keys'))))];
-      chargeSort(all.length);
-      return all.sort();
-    }),
-    values: fixed(1, ([d]) => {
-      const source = map(d, 'values');
-      return keysToSort(source)
-        .sort()
-        .map((k) => source[k]);
-    }),
-    pick: variadic(1, ([d, ...names], call) => select(map(d, 'pick'), names, true, call)),
-    omit: variadic(1, ([d, ...names], call) => select(map(d, 'omit'), names, false, call)),
-    merge: variadic(1, ([dst, ...srcs], call) =>
-      merge(writable(map(dst, 'merge'), call), srcs, false, call, 0),
+    get: first(
+      fixed(2, ([d, k]) => {
+        const value = ownValue(map(d, 'get'), key(k, 'get'));
+        return value === undefined ? '' : value;
+      }),
     ),
-    mergeOverwrite: variadic(1, ([dst, ...srcs], call) =>
-      merge(writable(map(dst, 'mergeOverwrite'), call), srcs, true, call, 0),
+    set: first(
+      fixed(3, ([d, k, v], call) => {
+        if (d === NIL_MAP) throw renderError('assignment to entry in nil map');
+        const target = writable(map(d, 'set'), call);
+        chargeKeyWrites(1);
+        setKey(target, key(k, 'set'), v);
+        return target;
+      }),
+    ),
+    unset: first(
+      fixed(2, ([d, k], call) => {
+        const target = writable(map(d, 'unset'), call);
+        Reflect.deleteProperty(target, key(k, 'unset'));
+        return target;
+      }),
+    ),
+    hasKey: first(fixed(2, ([d, k]) => Object.hasOwn(map(d, 'hasKey'), key(k, 'hasKey')))),
+    keys: withMapParams(
+      variadic(0, (args) => {
+        const all = [...new Set(args.flatMap((d) => mapKeys(map(d, 'keys'))))];
+        chargeSort(all.length);
+        return all.sort();
+      }),
+      'all',
+    ),
+    values: first(
+      fixed(1, ([d]) => {
+        const source = map(d, 'values');
+        return keysToSort(source)
+          .sort()
+          .map((k) => source[k]);
+      }),
+    ),
+    pick: first(variadic(1, ([d, ...names], call) => select(map(d, 'pick'), names, true, call))),
+    omit: first(variadic(1, ([d, ...names], call) => select(map(d, 'omit'), names, false, call))),
+    merge: withMapParams(
+      variadic(1, ([dst, ...srcs], call) =>
+        merge(writable(map(dst, 'merge'), call), srcs, false, call, 0),
+      ),
+      'all',
+    ),
+    mergeOverwrite: withMapParams(
+      variadic(1, ([dst, ...srcs], call) =>
+        merge(writable(map(dst, 'mergeOverwrite'), call), srcs, true, call, 0),
+      ),
+      'all',
     ),
     dig: variadic(3, (args) => dig(args)),
-    deepCopy: fixed(1, ([v], call) => deepCopy(v, call, 0)),
+    deepCopy: fixed(1, ([v], call) => {
+      // Sprig's copystructure cannot copy a nil (Go panics inside reflect).
+      if (v === null) throw renderError('reflect: call of reflect.Value.Type on zero Value');
+      return deepCopy(v, call, 0);
+    }),
   };
 }
 

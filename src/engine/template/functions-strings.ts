@@ -86,7 +86,8 @@ export function stringFunctions(): FunctionFamily {
     ),
     join: fixed(2, ([sep, list], call) => join(stringList(list, call), str(sep, 'join'), call)),
     sortAlpha: fixed(1, ([list], call) => {
-      const items = stringList(list, call);
+      // Sprig: a value that is not a list becomes a one-string list, a nil included (`[<nil>]`).
+      const items = list === null ? ['<nil>'] : stringList(list, call);
       chargeSort(items.length);
       return items.sort(compareStrings);
     }),

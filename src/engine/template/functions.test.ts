@@ -157,7 +157,7 @@ describe('Sprig encoding and math', () => {
     ['{{ toPrettyJson (dict "a" (list 1)) }}', '{\n  "a": [\n    1\n  ]\n}'],
     ['{{ toRawJson (dict "h" "<a>") }}', '{"h":"<a>"}'],
     ['{{ (fromJson "{\\"a\\":[1,2]}").a }}', '[1 2]'],
-    ['{{ fromJson "not json" }}', '<nil>'],
+    ['{{ fromJson "not json" }}', '<no value>'],
     ['{{ toYaml .Target.metadata.labels }}', 'app: web\ntier: frontend'],
     ['{{ (fromYaml "a: 1\\nb: [x]").b }}', '[x]'],
     ['{{ sha256sum "abc" }}', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],

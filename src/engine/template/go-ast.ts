@@ -13,7 +13,12 @@ export type Expr =
   | { readonly kind: 'nil' }
   /** KubeMod's `.#N`: the N-th captured select key, `index $.SelectKeyParts N`. */
   | { readonly kind: 'selectKey'; readonly index: bigint }
-  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[] };
+  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[] }
+  /**
+   * A command's value as a pipeline passes it on (a parenthesised pipeline, or the input of the
+   * next stage): Go takes it out of its interface{}, so a nil becomes no value at all.
+   */
+  | { readonly kind: 'dig'; readonly inner: Expr };
 
 export interface Declaration {
   readonly names: readonly string[];

@@ -166,7 +166,7 @@ class ActionParser {
       this.pos += 1;
       const next = this.command();
       if (next.kind !== 'call') throw this.error('non executable command in pipeline stage');
-      expr = { kind: 'call', name: next.name, args: [...next.args, expr] };
+      expr = { kind: 'call', name: next.name, args: [...next.args, dug(expr)] };
     }
     return expr;
   }
@@ -245,7 +245,7 @@ class ActionParser {
         const inner = this.commands();
         if (this.peek()?.kind !== 'rparen') throw this.error('unclosed left paren');
         this.pos += 1;
-        return inner;
+        return dug(inner);
       }
       default:
         throw this.error(`unexpected ${this.describe(token)} in operand`);
@@ -291,5 +291,22 @@ class ActionParser {
 
   private error(message: string): Error {
     return parseError(`${message} in ${this.source}`);
+  }
+}
+
+/**
+ * The value of a command as the pipeline hands it on: Go digs it out of its interface{}, turning
+ * a nil into no value (so `(.x).y` and `.x | f` see a JSON null as missing, where `.x.y` and `f .x`
+ * see a nil). Function results are dug by the function helper already, and literals cannot be nil.
+ */
+function dug(expr: Expr): Expr {
+  switch (expr.kind) {
+    case 'dot':
+    case 'variable':
+    case 'chain':
+    case 'selectKey':
+      return { kind: 'dig', inner: expr };
+    default:
+      return expr;
   }
 }

@@ -5,7 +5,7 @@ import { defaultTemplateLimits, limitError } from './render-state.js';
 
 const DEFAULT_MAX = defaultTemplateLimits.maxOutputBytes;
 
-/** Go's fmt.Sprintf for the verbs templates use: %v %s %q %d %t %f %e %g %x %X %o %b %c %U %%. */
+/** Go's fmt.Sprintf for the verbs templates use: %v %s %q %d %t %f %e %g %x %X %o %b %c %U %T %%. */
 export function goSprintf(
   format: string,
   args: readonly unknown[],
@@ -53,7 +53,11 @@ export function goSprintf(
     if (out.length > maxWidth) throw tooLong(maxWidth);
   }
   if (argIndex < args.length) {
-    const extra = args.slice(argIndex).map((a) => `${goTypeName(a)}=${formatValue(a, maxWidth)}`);
+    const extra = args
+      .slice(argIndex)
+      .map((a) =>
+        a === null || a === undefined ? '<nil>' : `${goTypeName(a)}=${formatValue(a, maxWidth)}`,
+      );
     out += `%!(EXTRA ${extra.join(', ')})`;
   }
   if (out.length > maxWidth) throw tooLong(maxWidth);
@@ -88,6 +92,8 @@ function formatOne(value: unknown, d: Directive, max: number): string {
         : formatValue(value, max);
     case 's':
       return formatString(value, d, max);
+    case 'T':
+      return goTypeName(value);
     case 'q':
       if (typeof value === 'string') return goQuote(value);
       if (typeof value === 'bigint') return `'${String.fromCodePoint(Number(value))}'`;

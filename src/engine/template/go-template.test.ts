@@ -49,10 +49,10 @@ describe('Go printing', () => {
     ['{{ .Target.spec.enabled }}', 'true'],
     ['{{ .Target.metadata.labels }}', 'map[app:web tier:frontend]'],
     ['{{ .Target.metadata.empty }}', 'map[]'],
-    ['{{ .Target.metadata.nothing }}', '<nil>'],
+    ['{{ .Target.metadata.nothing }}', '<no value>'],
     ['{{ .Target.metadata.missing }}', '<no value>'],
     ['{{ .Target.metadata.missing.deeper }}', '<no value>'],
-    ['{{ index .Target.metadata.labels "missing" }}', '<nil>'],
+    ['{{ index .Target.metadata.labels "missing" }}', '<no value>'],
     ['{{ $x := .Target.metadata.missing }}{{ $x }}', '<no value>'],
     ['{{ printf "%v" .Target.metadata.missing }}', '<nil>'],
     [

@@ -31,6 +31,7 @@ import {
  * - `{{with p}}…{{end}}`          → `{{#_with (p)}}…{{/_with}}` (dot becomes the value)
  * - `{{range $i, $e := p}}…{{else}}…{{end}}` → `{{#_range (p) as |$e $i|}}…{{else}}…{{/_range}}`
  * - `.#N` (KubeMod)               → `(index (_field @root "SelectKeyParts") N)`
+ * - `(p)`, the input of `| f`     → p "dug" (a nil becomes no value): `(_dfield …)`, `(_dget $x)`, `(_dig this)`
  */
 export function translateGoTemplate(nodes: readonly TemplateNode[]): HbsNode {
   return hbsProgram(translateList(nodes));
@@ -135,5 +136,30 @@ function translateExpr(expr: Expr, loc: HbsLoc): HbsNode {
         expr.args.map((a) => translateExpr(a, loc)),
         loc,
       );
+    case 'dig':
+      return translateDug(expr.inner, loc);
+  }
+}
+
+/**
+ * A value as a pipeline hands it on (nil becomes no value), without an extra helper call where
+ * one can do both: `_dfield` reads a field chain and digs, `_dget` reads a variable and digs.
+ * Function results (`.#N` is an index call) are dug by the function helper already.
+ */
+function translateDug(inner: Expr, loc: HbsLoc): HbsNode {
+  switch (inner.kind) {
+    case 'chain':
+      return hbsCall(
+        '_dfield',
+        [translateExpr(inner.base, loc), ...inner.names.map((n) => hbsString(n, loc))],
+        loc,
+      );
+    case 'variable':
+      return inner.name === '$' ? hbsRoot(loc) : hbsCall('_dget', [hbsPath(inner.name, loc)], loc);
+    case 'selectKey':
+    case 'call':
+      return translateExpr(inner, loc);
+    default:
+      return hbsCall('_dig', [translateExpr(inner, loc)], loc);
   }
 }

@@ -79,6 +79,12 @@ export function newMap(): GoMap {
   return Object.create(null) as GoMap;
 }
 
+/**
+ * Go's nil map, as a map parameter receives it for an argument with no value: reads as empty, and
+ * writing to it fails (Go panics: "assignment to entry in nil map").
+ */
+export const NIL_MAP: GoMap = Object.freeze(newMap());
+
 export function setKey(map: GoMap, key: string, value: unknown): void {
   Object.defineProperty(map, key, { value, writable: true, enumerable: true, configurable: true });
 }
@@ -172,10 +178,10 @@ export function basicEqual(a: unknown, b: unknown): boolean {
   const left = a === undefined ? null : a;
   const right = b === undefined ? null : b;
   if (isNumeric(left) && isNumeric(right)) return compareNumbers(left, right) === 0;
-  if (typeof left === 'object' && left !== null)
-    throw renderError(`non-comparable type ${goTypeName(left)}`);
-  if (typeof right === 'object' && right !== null)
-    throw renderError(`non-comparable type ${goTypeName(right)}`);
+  // Go compares anything with nil (true only for two nils), lists and maps included.
+  if (left === null || right === null) return left === right;
+  if (typeof left === 'object') throw renderError(`non-comparable type ${goTypeName(left)}`);
+  if (typeof right === 'object') throw renderError(`non-comparable type ${goTypeName(right)}`);
   return left === right;
 }
 
