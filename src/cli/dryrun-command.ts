@@ -103,10 +103,10 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const namespace = requestNamespace(resource, options.namespace);
   const read = readRuleSources(options.modrules);
   const loaded = compileRuleSources(read.sources, namespace ?? 'default');
-  const errors = [...read.errors, ...loaded.errors];
-  if (errors.length > 0) throw new CliError(errors.join(' | '));
   const store = new RuleStore();
   for (const rule of loaded.rules) store.put(rule);
+  const errors = [...read.errors, ...loaded.errors];
+  if (errors.length > 0) throw new CliError(errors.join(' | '));
 
   const result = evaluate(store, { operation: options.operation, namespace, object: resource });
   for (const failure of result.failures) {
