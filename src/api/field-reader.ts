@@ -7,7 +7,10 @@ const INVALID = errorCatalog.MODRULE_INVALID.code;
 export class FieldReader {
   readonly errors: FieldError[] = [];
 
-  fail(field: string, message: string, code: string = INVALID): void {
+  /** @param code catalog code of the errors (default: MODRULE_INVALID). */
+  constructor(private readonly code: string = INVALID) {}
+
+  fail(field: string, message: string, code: string = this.code): void {
     this.errors.push({ field, message, code });
   }
 
@@ -71,7 +74,7 @@ export class FieldReader {
       if (!known.includes(key)) {
         const hint = known.find((k) => key.startsWith(k) || k.startsWith(key));
         this.fail(
-          `${field}.${key}`,
+          field === '' ? key : `${field}.${key}`,
           `unknown field${hint === undefined ? '' : ` (did you mean ${hint}?)`}`,
         );
       }

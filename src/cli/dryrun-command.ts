@@ -2,13 +2,16 @@ import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
 import { evaluate } from '../engine/evaluate.js';
-import { parseDocuments } from '../engine/load-rules.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
-import { compileDocumentsSafely } from '../rules/rule-file.js';
 import { dryRunDiff } from '../webhook/dryrun-diff.js';
 import { CliError, type CliIo } from './cli-io.js';
-import { expandRuleFiles, readResource, readText } from './read-inputs.js';
+import {
+  compileRuleSources,
+  readResource,
+  readRuleSources,
+  requestNamespace,
+} from './read-inputs.js';
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>
                          [--namespace <ns>] [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
@@ -97,25 +100,12 @@ export function runDryrun(argv: readonly string[], io: CliIo): number {
 
 function dryrun(options: DryrunOptions, io: CliIo): number {
   const resource = readResource(options.resource);
-  const metadata = resource.metadata;
-  const ownNamespace =
-    typeof metadata === 'object' &&
-    metadata !== null &&
-    !Array.isArray(metadata) &&
-    typeof metadata.namespace === 'string'
-      ? metadata.namespace
-      : undefined;
-  const namespace = options.namespace ?? (resource.kind === 'Namespace' ? undefined : ownNamespace);
+  const namespace = requestNamespace(resource, options.namespace);
+  const read = readRuleSources(options.modrules);
+  const loaded = compileRuleSources(read.sources, namespace ?? 'default');
   const store = new RuleStore();
-  const errors: string[] = [];
-  for (const file of expandRuleFiles(options.modrules)) {
-    const parsed = parseDocuments(readText(file), file);
-    const loaded = compileDocumentsSafely(parsed.documents, file, {
-      defaultNamespace: namespace ?? 'default',
-    });
-    errors.push(...parsed.errors, ...loaded.errors);
-    for (const rule of loaded.rules) store.put(rule);
-  }
+  for (const rule of loaded.rules) store.put(rule);
+  const errors = [...read.errors, ...loaded.errors];
   if (errors.length > 0) throw new CliError(errors.join(' | '));
 
   const result = evaluate(store, { operation: options.operation, namespace, object: resource });

@@ -9,6 +9,7 @@ Commands:
   operator   run the operator: webhooks, ModRule controller, certificates (kubemod-ts operator --help)
   dryrun     evaluate ModRules against one object offline (see: kubemod-ts dryrun --help)
   serve      standalone webhook + dryrun API on ModRules from a directory (kubemod-ts serve --help)
+  test       run ModRule test files (kubemod-test.yaml) for CI (kubemod-ts test --help)
 
 Run 'kubemod-ts <command> --help' for a command's options.
 `;
@@ -24,6 +25,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     case 'dryrun': {
       const { runDryrun } = await import('./dryrun-command.js');
       return runDryrun(rest, io);
+    }
+    case 'test': {
+      const { runTest } = await import('./test-command.js');
+      return runTest(rest, io);
     }
     case 'operator': {
       const { runOperator } = await import('./operator-command.js');

@@ -1,10 +1,21 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { parseDocuments } from '../engine/load-rules.js';
+import { parseDocuments, type LoadedRules } from '../engine/load-rules.js';
 import type { JsonObject } from '../engine/json.js';
+import { compileDocumentsSafely } from '../rules/rule-file.js';
 import { CliError } from './cli-io.js';
 
 const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+
+/**
+ * Largest file the CLI reads (ModRule, resource and test files). Kubernetes objects are at most
+ * about 1.5 MB and 10,000 ModRules take about 3 MB of YAML, so real inputs fit; a larger file (or
+ * a device that never ends) is refused before it is parsed.
+ */
+export const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/** Bytes read at a time by readText. */
+const CHUNK_BYTES = 64 * 1024;
 
 /** Expands files and directories (recursively, sorted) into the YAML/JSON files they hold. */
 export function expandRuleFiles(paths: readonly string[]): string[] {
@@ -29,12 +40,98 @@ export function expandRuleFiles(paths: readonly string[]): string[] {
   return files;
 }
 
-export function readText(path: string): string {
+/** The text of a file of at most `maxBytes` bytes (UTF-8); CliError naming the file otherwise. */
+export function readText(path: string, maxBytes = MAX_INPUT_BYTES): string {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch (err) {
     throw new CliError(`${path}: cannot read: ${reason(err)}`);
   }
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      let read: number;
+      try {
+        read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      } catch (err) {
+        throw new CliError(`${path}: cannot read: ${reason(err)}`);
+      }
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes) {
+        throw new CliError(`${path}: is larger than ${String(maxBytes)} bytes`);
+      }
+      chunks.push(chunk.subarray(0, read));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The documents of one ModRule file, parsed but not yet compiled. */
+export interface RuleSource {
+  /** The file, as named in error messages. */
+  readonly source: string;
+  readonly documents: readonly unknown[];
+}
+
+/**
+ * Reads and parses the ModRule files of `paths` (files, or directories searched recursively).
+ * Throws CliError for a file that cannot be read; a file that is not valid YAML is one line of
+ * `errors`.
+ */
+export function readRuleSources(paths: readonly string[]): {
+  sources: RuleSource[];
+  errors: string[];
+} {
+  const sources: RuleSource[] = [];
+  const errors: string[] = [];
+  for (const file of expandRuleFiles(paths)) {
+    const parsed = parseDocuments(readText(file), file);
+    errors.push(...parsed.errors);
+    sources.push({ source: file, documents: parsed.documents });
+  }
+  return { sources, errors };
+}
+
+/**
+ * Compiles rule sources as the rules of requests in `defaultNamespace` (the namespace of rules
+ * without `metadata.namespace`): the valid rules, and one line per refused document.
+ */
+export function compileRuleSources(
+  sources: readonly RuleSource[],
+  defaultNamespace: string,
+): LoadedRules {
+  const out: LoadedRules = { rules: [], errors: [] };
+  for (const { source, documents } of sources) {
+    const loaded = compileDocumentsSafely(documents, source, { defaultNamespace });
+    out.rules.push(...loaded.rules);
+    out.errors.push(...loaded.errors);
+  }
+  return out;
+}
+
+/**
+ * The admission request's namespace for `resource` in an offline evaluation: `explicit` when
+ * given, else none for a Namespace (cluster-scoped), else the object's `metadata.namespace`.
+ */
+export function requestNamespace(
+  resource: JsonObject,
+  explicit: string | undefined,
+): string | undefined {
+  if (explicit !== undefined) return explicit;
+  if (resource.kind === 'Namespace') return undefined;
+  const metadata = resource.metadata;
+  return typeof metadata === 'object' &&
+    metadata !== null &&
+    !Array.isArray(metadata) &&
+    typeof metadata.namespace === 'string'
+    ? metadata.namespace
+    : undefined;
 }
 
 /** Reads the single Kubernetes object of a YAML or JSON file. */
@@ -59,7 +156,8 @@ export function readResource(path: string): JsonObject {
   return resource;
 }
 
-function reason(err: unknown): string {
+/** Why a file operation failed: its error code (ENOENT, EACCES, …) or message. */
+export function reason(err: unknown): string {
   if (err instanceof Error && 'code' in err && typeof err.code === 'string') return err.code;
   return err instanceof Error ? err.message : String(err);
 }

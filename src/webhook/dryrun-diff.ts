@@ -1,5 +1,5 @@
 import { describeError, KubemodError } from '../errors/catalog.js';
-import type { JsonObject } from '../engine/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { unifiedYamlDiff } from '../engine/patch/index.js';
 import { MAX_DIFF_YAML_BYTES, MAX_DIFF_YAML_LINES } from '../engine/patch/yaml-diff.js';
 import { renderYaml } from '../engine/patch/yaml-render.js';
@@ -14,17 +14,17 @@ const MAX_REASON_CHARS = 200;
  * still carries the patch and the diff is one comment line saying why: never an error.
  */
 export function dryRunDiff(
-  before: JsonObject,
-  after: JsonObject,
+  before: JsonValue,
+  after: JsonValue,
   options: {
     readonly work?: Partial<WorkLimits>;
     readonly clock?: () => number;
-    /** File name in the diff headers (default `<kind>/<name>`). */
+    /** File name in the diff headers (default `<kind>/<name>` of a manifest, else `value`). */
     readonly name?: string;
   } = {},
 ): string {
   const meter = new WorkMeter(options.work, options.clock);
-  const name = options.name ?? manifestName(before);
+  const name = options.name ?? (isJsonObject(before) ? manifestName(before) : 'value');
   try {
     return withMeter(meter, () => unifiedYamlDiff(before, after, name));
   } catch (err) {

@@ -1,0 +1,342 @@
+import { dirname, isAbsolute, join } from 'node:path';
+import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../../api/index.js';
+import { describe, FieldReader } from '../../api/field-reader.js';
+import type { JsonObject } from '../../engine/json.js';
+import { parseDocuments } from '../../engine/load-rules.js';
+import { describeError, errorCatalog } from '../../errors/catalog.js';
+import { annotation, NODE_NAME_ANNOTATION } from '../../webhook/synthetic-refs.js';
+import { readResource, readRuleSources, readText, requestNamespace } from '../read-inputs.js';
+import { readExpectations } from './read-expectations.js';
+import { createRuleSets, type RuleEntry } from './rule-set.js';
+import {
+  TEST_FILE_LIMITS,
+  type CaseRefs,
+  type RuleTestCase,
+  type TestFileLoad,
+} from './test-file.js';
+
+const TOP_FIELDS = ['rules', 'namespace', 'operation', 'syntheticRefs', 'cases'];
+const CASE_FIELDS = ['name', 'resource', 'operation', 'namespace', 'syntheticRefs', 'expect'];
+const REF_FIELDS = ['namespace', 'node'];
+const INVALID = errorCatalog.INPUT_INVALID.code;
+
+/** What cases inherit from the top of the file. */
+interface Defaults {
+  readonly namespace: string | undefined;
+  readonly operation: AdmissionOperation;
+  readonly refs: CaseRefs;
+}
+
+/**
+ * Reads and checks one test file (format: docs/testing-rules.md). Never throws: an invalid file
+ * gives every problem found, one line each, naming the file, the case (`case "<name>"`, or
+ * `cases[<i>]` before it has a name) and the field: `x.yaml: case "adds sidecar":
+ * expect.patch[2].op: unknown op "move"; must be one of add, replace, remove`. Files the test
+ * refers to are resolved from the test file's directory.
+ */
+export function loadTestFile(file: string): TestFileLoad {
+  try {
+    return new TestFileLoader(file).load();
+  } catch (err) {
+    return { ok: false, file, errors: [`${file}: cannot be loaded: ${describeError(err)}`] };
+  }
+}
+
+class TestFileLoader {
+  private readonly errors: string[] = [];
+  private readonly dir: string;
+  /** Manifest files read so far (cases often share one), or why they could not be. */
+  private readonly manifests = new Map<string, JsonObject | string>();
+  private readonly names = new Set<string>();
+
+  constructor(private readonly file: string) {
+    this.dir = dirname(file);
+  }
+
+  load(): TestFileLoad {
+    let text: string;
+    try {
+      text = readText(this.file);
+    } catch (err) {
+      return this.invalid([describeError(err)]);
+    }
+    const parsed = parseDocuments(text, this.file);
+    if (parsed.errors.length > 0) return this.invalid(parsed.errors);
+    const [doc] = parsed.documents;
+    if (parsed.documents.length !== 1 || !isRecord(doc)) {
+      const found =
+        parsed.documents.length === 1
+          ? describe(doc)
+          : `${String(parsed.documents.length)} documents`;
+      return this.invalid([
+        `${this.file}: must be one YAML mapping with rules and cases, found ${found}`,
+      ]);
+    }
+    const top = doc;
+    const r = new FieldReader(INVALID);
+    r.noUnknownFields(top, TOP_FIELDS, '');
+    const entries = this.readRules(top.rules, r);
+    const defaults: Defaults = {
+      namespace: r.optionalString(top.namespace, 'namespace'),
+      operation: this.operation(top.operation, 'operation', r) ?? 'CREATE',
+      refs: this.refs(top.syntheticRefs, 'syntheticRefs', r),
+    };
+    const rawCases = nonEmptyList(top.cases, 'cases', r, 'case');
+    if (rawCases !== undefined && rawCases.length > TEST_FILE_LIMITS.maxCases) {
+      r.fail(
+        'cases',
+        `holds ${String(rawCases.length)} cases; a test file takes at most ${String(TEST_FILE_LIMITS.maxCases)}`,
+      );
+    }
+    this.errors.push(...this.lines(r, ''));
+    // Rules are compiled per request namespace; their errors do not depend on it.
+    const rules = createRuleSets(entries);
+    this.errors.push(...rules.forNamespace('default').errors.map((l) => `${this.file}: ${l}`));
+    const cases: RuleTestCase[] = [];
+    if (rawCases !== undefined && rawCases.length <= TEST_FILE_LIMITS.maxCases) {
+      rawCases.forEach((raw, i) => {
+        const one = this.readCase(raw, i, defaults);
+        if (one !== undefined) cases.push(one);
+      });
+    }
+    if (this.errors.length > 0) return this.invalid(this.errors);
+    return { ok: true, test: { file: this.file, rules, cases } };
+  }
+
+  private invalid(errors: readonly string[]): TestFileLoad {
+    const max = TEST_FILE_LIMITS.maxErrors;
+    const shown = errors.slice(0, max);
+    if (errors.length > max) {
+      shown.push(`${this.file}: … and ${String(errors.length - max)} more errors`);
+    }
+    return { ok: false, file: this.file, errors: shown };
+  }
+
+  /** The errors of `r` as lines: `<file>: <scope><field>: <message>`. */
+  private lines(r: FieldReader, scope: string): string[] {
+    return r.errors.map((e) => `${this.file}: ${scope}${e.field}: ${e.message}`);
+  }
+
+  private readRules(value: unknown, r: FieldReader): RuleEntry[] {
+    const items = nonEmptyList(value, 'rules', r, 'ModRule file, directory or inline ModRule');
+    if (items === undefined) return [];
+    const entries: RuleEntry[] = [];
+    let count = 0;
+    items.forEach((item, i) => {
+      const field = `rules[${String(i)}]`;
+      if (typeof item === 'string' && item !== '') {
+        const path = this.resolve(item);
+        try {
+          const read = readRuleSources([path]);
+          for (const error of read.errors) r.fail(field, error);
+          const documents = read.sources.reduce((n, s) => n + documentCount(s.documents), 0);
+          if (documents === 0 && read.errors.length === 0)
+            r.fail(field, `${path}: holds no ModRule`);
+          count += documents;
+          entries.push({ kind: 'files', field, sources: read.sources });
+        } catch (err) {
+          r.fail(field, describeError(err));
+        }
+      } else if (isRecord(item)) {
+        count += 1;
+        entries.push({ kind: 'inline', field, document: item });
+      } else {
+        r.fail(
+          field,
+          `must be a file or directory path or an inline ModRule, got ${describe(item)}`,
+        );
+      }
+    });
+    if (count > TEST_FILE_LIMITS.maxRules) {
+      r.fail(
+        'rules',
+        `hold ${String(count)} ModRules; a test file takes at most ${String(TEST_FILE_LIMITS.maxRules)}`,
+      );
+      return [];
+    }
+    return entries;
+  }
+
+  private readCase(raw: unknown, index: number, defaults: Defaults): RuleTestCase | undefined {
+    const r = new FieldReader(INVALID);
+    const item = r.object(raw, `cases[${String(index)}]`);
+    if (item === undefined) {
+      this.errors.push(...this.lines(r, ''));
+      return undefined;
+    }
+    const name = this.caseName(item.name, r);
+    const scope =
+      name === undefined ? `cases[${String(index)}].` : `case ${JSON.stringify(name)}: `;
+    r.noUnknownFields(item, CASE_FIELDS, '');
+    let resource: JsonObject | undefined;
+    if (item.resource === undefined || item.resource === null) r.fail('resource', 'is required');
+    else resource = this.manifest(item.resource, 'resource', r, undefined);
+    const operation =
+      item.operation === undefined
+        ? defaults.operation
+        : this.operation(item.operation, 'operation', r);
+    const explicitNamespace =
+      item.namespace === undefined
+        ? defaults.namespace
+        : r.optionalString(item.namespace, 'namespace');
+    const ownRefs = this.refs(item.syntheticRefs, 'syntheticRefs', r);
+    const refs: CaseRefs = { ...defaults.refs, ...ownRefs };
+    const expect = readExpectations(item.expect, r, (value, field) =>
+      this.manifest(value, field, r, undefined),
+    );
+    let namespace: string | undefined;
+    if (resource !== undefined) {
+      // An empty namespace is a cluster-scoped request, as the webhook receives it.
+      const chosen = requestNamespace(resource, explicitNamespace);
+      namespace = chosen === '' ? undefined : chosen;
+      checkRefsApply(resource, namespace, ownRefs, r);
+    }
+    this.errors.push(...this.lines(r, scope));
+    if (r.errors.length > 0 || name === undefined || resource === undefined) return undefined;
+    if (operation === undefined || expect === undefined) return undefined;
+    return { name, resource, operation, namespace, refs, expect };
+  }
+
+  private caseName(value: unknown, r: FieldReader): string | undefined {
+    const name = r.requiredString(value, 'name');
+    if (name === undefined) return undefined;
+    const max = TEST_FILE_LIMITS.maxNameLength;
+    if (name.length > max || /[\r\n]/.test(name)) {
+      r.fail('name', `must be one line of at most ${String(max)} characters`);
+      return undefined;
+    }
+    if (this.names.has(name)) {
+      r.fail('name', 'is the name of an earlier case; names must be unique in a file');
+      return undefined;
+    }
+    this.names.add(name);
+    return name;
+  }
+
+  private operation(value: unknown, field: string, r: FieldReader): AdmissionOperation | undefined {
+    if (value === undefined || value === null) return undefined;
+    return r.oneOf(value, ADMISSION_OPERATIONS, field, 'operation');
+  }
+
+  private refs(value: unknown, field: string, r: FieldReader): CaseRefs {
+    if (value === undefined || value === null) return {};
+    const refs = r.object(value, field);
+    if (refs === undefined) return {};
+    r.noUnknownFields(refs, REF_FIELDS, field);
+    const out: { namespace?: JsonObject; node?: JsonObject } = {};
+    if (refs.namespace !== undefined && refs.namespace !== null) {
+      const manifest = this.manifest(refs.namespace, `${field}.namespace`, r, 'Namespace');
+      if (manifest !== undefined) out.namespace = manifest;
+    }
+    if (refs.node !== undefined && refs.node !== null) {
+      const manifest = this.manifest(refs.node, `${field}.node`, r, 'Node');
+      if (manifest !== undefined) out.node = manifest;
+    }
+    return out;
+  }
+
+  /**
+   * A manifest given inline, or as the path of a YAML/JSON file holding one (read once per
+   * file). `kind`, when given, is the kind the manifest must have if it states one.
+   */
+  private manifest(
+    value: unknown,
+    field: string,
+    r: FieldReader,
+    kind: string | undefined,
+  ): JsonObject | undefined {
+    let manifest: JsonObject;
+    if (typeof value === 'string' && value !== '') {
+      const path = this.resolve(value);
+      let read = this.manifests.get(path);
+      if (read === undefined) {
+        try {
+          read = readResource(path);
+        } catch (err) {
+          read = describeError(err);
+        }
+        this.manifests.set(path, read);
+      }
+      if (typeof read === 'string') {
+        r.fail(field, read);
+        return undefined;
+      }
+      manifest = read;
+    } else if (isRecord(value)) {
+      manifest = value as JsonObject;
+      if (kind === undefined && (typeof manifest.kind !== 'string' || manifest.kind === '')) {
+        r.fail(`${field}.kind`, 'is required');
+        return undefined;
+      }
+    } else {
+      r.fail(field, `must be a manifest or the path of a file holding one, got ${describe(value)}`);
+      return undefined;
+    }
+    if (kind !== undefined && manifest.kind !== undefined && manifest.kind !== kind) {
+      r.fail(`${field}.kind`, `must be ${kind}, got ${describe(manifest.kind)}`);
+      return undefined;
+    }
+    return manifest;
+  }
+
+  private resolve(path: string): string {
+    return isAbsolute(path) ? path : join(this.dir, path);
+  }
+}
+
+/**
+ * A case's own syntheticRefs must be ones the webhook would inject into its request: the
+ * namespace's manifest into namespaced objects, a node's into Pods annotated with their node.
+ * (File-wide defaults are simply not injected where they do not apply.)
+ */
+function checkRefsApply(
+  resource: JsonObject,
+  namespace: string | undefined,
+  refs: CaseRefs,
+  r: FieldReader,
+): void {
+  if (refs.namespace !== undefined && (namespace === undefined || namespace === '')) {
+    r.fail(
+      'syntheticRefs.namespace',
+      'is injected only into namespaced objects, and this request has no namespace',
+    );
+  }
+  if (refs.node !== undefined) {
+    const node = resource.kind === 'Pod' ? annotation(resource, NODE_NAME_ANNOTATION) : undefined;
+    if (node === undefined || node === '') {
+      r.fail(
+        'syntheticRefs.node',
+        `is injected only into Pods annotated ${NODE_NAME_ANNOTATION} (set once the Pod is scheduled)`,
+      );
+    }
+  }
+}
+
+/** A required list with at least one item (`what`); undefined, with the problem on `r`, if not. */
+function nonEmptyList(
+  value: unknown,
+  field: string,
+  r: FieldReader,
+  what: string,
+): unknown[] | undefined {
+  const items = r.optionalArray(value, field);
+  if (items !== undefined && items.length > 0) return items;
+  if (items !== undefined || value === undefined || value === null) {
+    r.fail(field, `must list at least one ${what}`);
+  }
+  return undefined;
+}
+
+/** ModRules among parsed documents, a List counting its items. */
+function documentCount(documents: readonly unknown[]): number {
+  let count = 0;
+  for (const doc of documents) {
+    const items = isRecord(doc) && doc.kind === 'List' ? doc.items : undefined;
+    count += Array.isArray(items) ? items.length : 1;
+  }
+  return count;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,100 @@
+import { evaluate, type EvaluationResult } from '../../engine/evaluate.js';
+import type { WorkLimits } from '../../engine/work-meter.js';
+import { describeError, isKubemodError } from '../../errors/catalog.js';
+import { syntheticRefsFor } from '../../webhook/synthetic-refs.js';
+import { checkExpectations, type CaseProblem } from './check-expectations.js';
+import type { RuleTestCase, RuleTestFile } from './test-file.js';
+
+export type { CaseProblem } from './check-expectations.js';
+
+/** pass: every expectation met; fail: some not; error: the case could not be evaluated. */
+export type CaseStatus = 'pass' | 'fail' | 'error';
+
+export interface CaseResult {
+  readonly name: string;
+  readonly status: CaseStatus;
+  readonly problems: readonly CaseProblem[];
+  readonly durationMs: number;
+}
+
+export interface FileResult {
+  readonly file: string;
+  /** Why the file is invalid (then it has no case results); empty for a file that loaded. */
+  readonly errors: readonly string[];
+  readonly cases: readonly CaseResult[];
+  readonly durationMs: number;
+}
+
+export interface RunOptions {
+  /**
+   * Work units of each evaluation, as the webhook's flags set them (default: the engine's). The
+   * time backstops are not applied: a case must not pass or fail with how busy the machine is
+   * (a cold process on a loaded CI runner can take longer than 30 ms for its first rule).
+   */
+  readonly work?: Partial<WorkLimits> | undefined;
+  /** Milliseconds, for the durations reported (default performance.now). */
+  readonly now?: (() => number) | undefined;
+}
+
+/** Time backstops that never fire (see RunOptions.work). */
+const UNTIMED = {
+  ruleMillis: Number.POSITIVE_INFINITY,
+  namespaceMillis: Number.POSITIVE_INFINITY,
+  requestMillis: Number.POSITIVE_INFINITY,
+} as const;
+
+/** Runs every case of a loaded test file, in order. */
+export function runTestFile(test: RuleTestFile, options: RunOptions = {}): FileResult {
+  const now = options.now ?? (() => performance.now());
+  const work = { ...options.work, ...UNTIMED };
+  const start = now();
+  const cases = test.cases.map((testCase) => runCase(test, testCase, { now, work }));
+  return { file: test.file, errors: [], cases, durationMs: now() - start };
+}
+
+/**
+ * Evaluates one case exactly as the webhook evaluates an admission request: the file's rules
+ * (those without a namespace placed in the request's), the syntheticRefs the webhook would
+ * inject, the same work budget; then compares the result with the expectations.
+ */
+function runCase(
+  test: RuleTestFile,
+  testCase: RuleTestCase,
+  options: RunOptions & { readonly now: () => number },
+): CaseResult {
+  const start = options.now();
+  const done = (status: CaseStatus, problems: CaseProblem[]): CaseResult => ({
+    name: testCase.name,
+    status,
+    problems,
+    durationMs: options.now() - start,
+  });
+  const rules = test.rules.forNamespace(testCase.namespace ?? 'default');
+  if (rules.errors.length > 0) {
+    return done('error', [{ field: 'rules', message: rules.errors.join('; ') }]);
+  }
+  const refs = testCase.refs;
+  let result: EvaluationResult;
+  try {
+    result = evaluate(rules.store, {
+      operation: testCase.operation,
+      namespace: testCase.namespace,
+      object: testCase.resource,
+      syntheticRefs: syntheticRefsFor(testCase.resource, testCase.namespace, {
+        namespace: () => refs.namespace,
+        node: () => refs.node,
+      }),
+      work: options.work,
+    });
+  } catch (err) {
+    const code = isKubemodError(err) ? ` [${err.code}]` : '';
+    return done('error', [
+      {
+        field: 'evaluation',
+        message: `the request cannot be evaluated${code}: ${describeError(err)}`,
+      },
+    ]);
+  }
+  const problems = checkExpectations(testCase, result, options.work);
+  return done(problems.length === 0 ? 'pass' : 'fail', problems);
+}
