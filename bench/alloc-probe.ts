@@ -6,9 +6,13 @@
  * the path where no tracer is passed).
  *
  *   npx tsc -p tsconfig.bench.json
- *   node dist/bench/alloc-probe.js [rules=100] [object=deployment-10kb] [evaluations=20000] [rounds=5]
+ *   node --min-semi-space-size=16 --max-semi-space-size=16 dist/bench/alloc-probe.js \
+ *     [rules=100] [object=deployment-10kb] [evaluations=20000] [rounds=5]
  *
- * Prints one JSON line: the scavenges of each round and evaluations per scavenge (median round).
+ * A fixed semi-space size keeps every scavenge at the same number of bytes (V8 otherwise grows the
+ * young generation during the first rounds). The work meter gets a clock that stands still, so
+ * that its time backstops cannot fail rules on a loaded machine: every evaluation does the same
+ * work. Prints one JSON line: the scavenges of each round and evaluations per scavenge (median).
  */
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { evaluate, type EvaluationRequest } from '../src/engine/evaluate.js';
@@ -46,9 +50,11 @@ async function probe(
     operation: 'CREATE',
     namespace: 'team-a',
     object: loadObject(object),
+    clock: () => 0,
   };
-  const check = evaluate(store, request);
   for (let i = 0; i < 2000; i++) evaluate(store, request); // warm up: optimised code, steady heap
+  const check = evaluate(store, request);
+  if (check.failures.length > 0) throw new Error(JSON.stringify(check.failures));
 
   let minor = 0;
   const observer = new PerformanceObserver((list) => {

@@ -296,7 +296,7 @@ describe('explain: failures', () => {
     ]);
     const failure: FailureNode | undefined = kids(apply, 'failure')[0];
     expect(failure?.code).toBe('KM4003');
-    expect(failure?.label).toMatch(/^spec\.patch\[1\]\S* \[KM4003\]: /);
+    expect(failure?.label).toMatch(/^failed at spec\.patch\[1\]\S* \[KM4003\]: /);
     expect(ruleNode(doc, 'a/good')).toMatchObject({ status: 'applied', step: 1 });
     expect(doc.summary).toMatchObject({ applied: 1, failed: 3 });
   });

@@ -78,18 +78,20 @@ function gotText(result: MatchItemNode['result']): string {
 }
 
 function decisionText(
-  node: Pick<MatchItemNode, 'decision' | 'decidingValue' | 'outcome' | 'matched'>,
+  node: Pick<MatchItemNode, 'result' | 'decision' | 'decidingValue' | 'outcome' | 'matched'>,
 ): string {
-  const nth = node.decidingValue === null ? '' : ` #${String(node.decidingValue)}`;
+  // Which value decided matters only when there were several.
+  const several = node.result?.type === 'values' && node.result.count > 1;
+  const nth = node.decidingValue === null || !several ? '' : ` #${String(node.decidingValue)}`;
   const reasons: Record<NonNullable<MatchItemNode['decision']>, string> = {
     boolean: '',
     'no-values': '',
     exists: '',
     'undefined-element': 'an element is undefined',
-    'value-accepted': `value${nth} accepted`,
+    'value-accepted': several ? `value${nth} accepted` : '',
     'none-accepted': 'no value accepted',
     'all-accepted': 'every value accepted',
-    'value-refused': `value${nth} refused`,
+    'value-refused': several ? `value${nth} refused` : '',
   };
   const parts: string[] = [];
   const reason = node.decision === null ? '' : reasons[node.decision];

@@ -167,10 +167,15 @@ function matchNodes(
     };
     nodes.push({
       kind: 'match',
+      status,
       label: matchItemLabel(field, described, comparisonText(described), outcome),
       field,
       ...described,
-      ...outcome,
+      result: outcome.result,
+      decision: outcome.decision,
+      decidingValue: outcome.decidingValue,
+      outcome: outcome.outcome,
+      matched: outcome.matched,
       children: [],
     });
   }
@@ -223,7 +228,10 @@ function operationNodes(
     const what = `${op.field} ${op.op} ${oneLine(text(op.path.source))}`;
     const selected =
       op.select === undefined ? '' : ` for each of select ${oneLine(text(op.select.source))}`;
-    const items = count === null ? '' : ` (${String(count)} item${count === 1 ? '' : 's'})`;
+    const items =
+      count === null || op.select === undefined
+        ? ''
+        : ` (${String(count)} item${count === 1 ? '' : 's'})`;
     nodes.push({
       kind: 'operation',
       status,
@@ -259,7 +267,7 @@ function failureNode(failure: RuleFailure, context: NodeContext): FailureNode {
   return {
     kind: 'failure',
     status: 'failed',
-    label: `${field} [${failure.code}]: ${oneLine(message)}`,
+    label: `failed at ${field} [${failure.code}]: ${oneLine(message)}`,
     field,
     code: failure.code,
     message,
