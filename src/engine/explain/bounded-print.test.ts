@@ -63,11 +63,21 @@ describe('BoundedPrinter', () => {
 
   it('lists map keys only within its key budget', () => {
     const map = { b: 1, a: 2, c: 3 };
-    const printer = new BoundedPrinter(4);
+    const printer = new BoundedPrinter(6);
     expect(printer.go(map, 100)).toBe('map[a:2 b:1 c:3]');
-    expect(printer.go(map, 100)).toBe(`map[${CUT_MARK}`);
+    expect(printer.go(map, 100)).toBe(`map[${CUT_MARK}`); // 3 keys left, 4 needed
+    expect(printer.go({}, 100)).toBe(`map[${CUT_MARK}`); // spent
     expect(printer.json(map, 100)).toBe(`{${CUT_MARK}`);
     expect(printer.go('scalars need no keys', 100)).toBe('scalars need no keys');
+  });
+
+  it('prints the first keys of a big map in Go order without sorting them all', () => {
+    const keys = Array.from({ length: 50_000 }, (_, i) => `key${String((i * 7919) % 50_000)}`);
+    const map = Object.fromEntries(keys.map((k) => [k, 1]));
+    const whole = goFormat(map);
+    const cut = new BoundedPrinter(1_000_000).go(map, 100);
+    expect(cut).toHaveLength(100);
+    expect(whole.startsWith(cut.slice(0, -1))).toBe(true);
   });
 
   it('cutText keeps short texts and cuts long ones to the length', () => {

@@ -15,8 +15,8 @@ export function cutText(text: string, maxChars: number): string {
  * values), cut at a length. Unlike goFormat it charges no work meter (explaining must not change
  * what evaluation does) and is bounded on its own: output stops at the length, nesting is bounded
  * by it (every level prints at least one character), and `keyBudget` caps the map keys it may
- * list over the whole trace (listing a map's keys costs its size, and one request can hold maps
- * of hundreds of thousands of keys); once spent, maps print as `map[…` / `{…`.
+ * list over the whole trace (listing and ordering a map's keys costs its size, and one request
+ * can hold maps of hundreds of thousands of keys); a map past it prints as `map[…` / `{…`.
  */
 export class BoundedPrinter {
   /** How many texts were cut (by go, json or cut). */
@@ -68,18 +68,24 @@ export class BoundedPrinter {
       return;
     }
     out.write('map[');
-    const keys = this.keysOf(value);
-    if (keys === undefined) {
+    const all = this.keysOf(value);
+    if (all === undefined) {
       out.cut();
       return;
     }
-    keys.sort(compareGoStrings);
+    // Go prints keys sorted. Only the first ones can fit: every entry takes at least 3 characters
+    // (`k:v` and a space), so a big map needs only its smallest room/2 + 1 keys, not a full sort.
+    const keys =
+      all.length <= SORT_ALL_KEYS
+        ? all.sort(compareGoStrings)
+        : smallestKeys(all, out.room / 2 + 1);
     const map = value as Record<string, unknown>;
     for (let i = 0; i < keys.length && !out.done(); i++) {
       const key = keys[i] ?? '';
       out.write(i > 0 ? ` ${key}:` : `${key}:`);
       this.printGo(map[key], out);
     }
+    if (keys.length < all.length) out.cut();
     out.write(']');
   }
 
@@ -133,13 +139,39 @@ export class BoundedPrinter {
     out.write('}');
   }
 
-  /** A map's own keys, or undefined once the key budget is spent. */
+  /**
+   * A map's own keys, or undefined when they do not fit in what is left of the key budget (or it
+   * is spent). Reading the keys of a map that does not fit still costs its size once, and spends
+   * the budget, so the maps printed after it do not pay again.
+   */
   private keysOf(value: object): string[] | undefined {
     if (this.keyBudget <= 0) return undefined;
     const keys = Object.keys(value);
     this.keyBudget -= keys.length + 1;
-    return keys;
+    return this.keyBudget < 0 ? undefined : keys;
   }
+}
+
+/** Maps up to this many keys are printed after a full sort of their keys. */
+const SORT_ALL_KEYS = 1000;
+
+/** The `count` smallest keys in Go's order, without sorting them all: n·log(count) comparisons. */
+function smallestKeys(keys: readonly string[], count: number): string[] {
+  const best: string[] = [];
+  for (const key of keys) {
+    const last = best[best.length - 1];
+    if (best.length >= count && last !== undefined && compareGoStrings(key, last) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareGoStrings(best[mid] ?? '', key) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, key);
+    if (best.length > count) best.pop();
+  }
+  return best;
 }
 
 /** Text built up to a length; past it, cut with CUT_MARK and `full`. */

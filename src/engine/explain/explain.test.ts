@@ -492,7 +492,7 @@ describe('explain: the trace is bounded', () => {
     const wide: JsonObject = {
       kind: 'ConfigMap',
       metadata: { name: 'wide', namespace: 'a' },
-      data: Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`k${String(i)}`, 'v'])),
+      data: Object.fromEntries(Array.from({ length: 15_000 }, (_, i) => [`k${String(i)}`, 'v'])),
     };
     const rules: [string, string, Spec][] = Array.from({ length: 30 }, (_, i) => [
       'a',
@@ -501,7 +501,7 @@ describe('explain: the trace is bounded', () => {
     ]);
     const started = performance.now();
     const doc = explain(storeOf(rules), { object: wide });
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     const printed = kids(doc, 'rule').map((r) => {
       const result = kids(r, 'match')[0]?.result;
       return result?.type === 'values' ? (result.values[0] ?? '') : '';

@@ -20,7 +20,7 @@ export const DEFAULT_EXPLAIN_LIMITS: ExplainLimits = Object.freeze({
 });
 
 /** Map keys the printer may list over a whole trace (see BoundedPrinter). */
-const KEY_BUDGET = 200_000;
+const KEY_BUDGET = 20_000;
 /** Characters counted for a recorded entry besides its strings. */
 const ENTRY_OVERHEAD = 64;
 
