@@ -5,6 +5,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is a terminal (colours); absent means it is not. */
   readonly stdoutIsTty?: boolean | undefined;
+  /** Milliseconds for the work meter's time backstops; absent means performance.now (tests). */
+  readonly clock?: (() => number) | undefined;
 }
 
 export function processIo(): CliIo {

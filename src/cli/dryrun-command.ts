@@ -127,7 +127,12 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const errors = [...read.errors, ...loaded.errors];
   if (errors.length > 0) throw new CliError(errors.join(' | '));
 
-  const request: EvaluationRequest = { operation: options.operation, namespace, object: resource };
+  const request: EvaluationRequest = {
+    operation: options.operation,
+    namespace,
+    object: resource,
+    clock: io.clock,
+  };
   const explained = options.explain ? explainEvaluation(store, request) : undefined;
   const result = explained?.result ?? evaluate(store, request);
   for (const failure of result.failures) {
