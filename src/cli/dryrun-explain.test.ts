@@ -42,10 +42,11 @@ describe('kubemod-ts dryrun --explain', () => {
     expect(lines[0]).toBe(
       '⊘ CREATE Deployment default/unpinned: 4 rules (4 candidates, 0 skipped): 2 applied, 1 rejected, 1 not matched, 0 failed; 3 patch operations',
     );
-    expect(stdout).toContain('├─ ✓ default/deployment-owner · Patch · tier 0 · step 1: applied');
+    // Within a tier, cluster-wide rules run before the namespace's own.
     expect(stdout).toContain(
-      '├─ ✓ kubemod-system/run-as-non-root · Patch · tier 0 · step 2: applied',
+      '├─ ✓ kubemod-system/run-as-non-root · Patch · tier 0 · step 1: applied',
     );
+    expect(stdout).toContain('├─ ✓ default/deployment-owner · Patch · tier 0 · step 2: applied');
     expect(stdout).toContain(
       '│  ├─ ✓ spec.match[1] $.spec.template.spec.securityContext.runAsNonRoot (negate): got undefined → matched (negated from no match)',
     );
@@ -111,8 +112,8 @@ describe('kubemod-ts dryrun --explain', () => {
       truncated: false,
     });
     expect(explain.children.map((c) => c.label.split(':')[0])).toEqual([
-      'default/deployment-owner · Patch · tier 0 · step 1',
-      'kubemod-system/run-as-non-root · Patch · tier 0 · step 2',
+      'kubemod-system/run-as-non-root · Patch · tier 0 · step 1',
+      'default/deployment-owner · Patch · tier 0 · step 2',
       'default/log-shipper-sidecar · Patch · tier 10',
       'default/reject-latest-images · Reject · tier 0',
     ]);

@@ -75,6 +75,42 @@ describe('explain: patch operations', () => {
     const [op] = kids(late, 'operation');
     expect(kids(op ?? { children: [] }, 'patch')[0]?.rendered).toBe('saw one');
   });
+
+  it('within a tier: matched on the tier input, rendered on the steps before (cluster-wide first)', () => {
+    const rule = (match: Spec[], label: string, value: string): Spec => ({
+      type: 'Patch',
+      match,
+      patch: [{ op: 'add', path: `/metadata/labels/${label}`, value }],
+    });
+    const store = storeOf(
+      [
+        [
+          'a',
+          'b-reads-x',
+          rule([{ select: '$.kind' }], 'y', 'saw {{ .Target.metadata.labels.x }}'),
+        ],
+        ['a', 'c-needs-x', rule([{ select: '$.metadata.labels.x', matchValue: 'one' }], 'z', 'z')],
+        [
+          'kubemod-system',
+          'z-adds-x',
+          { ...rule([{ select: '$.kind' }], 'x', 'one'), targetNamespaceRegex: '.*' },
+        ],
+      ],
+      'kubemod-system',
+    );
+    const doc = explain(store);
+    expect(ruleNode(doc, 'kubemod-system/z-adds-x')).toMatchObject({ step: 1, order: 1 });
+    const reads = ruleNode(doc, 'a/b-reads-x');
+    expect(reads).toMatchObject({ step: 2, order: 2 });
+    const [op] = kids(reads, 'operation');
+    expect(kids(op ?? { children: [] }, 'patch')[0]?.rendered).toBe('saw one');
+    // c-needs-x was matched against the tier's input, where the label did not exist yet.
+    const needs = ruleNode(doc, 'a/c-needs-x');
+    expect(needs).toMatchObject({ status: 'not-matched', order: 3, step: null });
+    expect(kids(needs, 'match')[0]?.label).toBe(
+      'spec.match[0] $.metadata.labels.x = "one": got undefined → not matched',
+    );
+  });
 });
 
 describe('explain: failures', () => {

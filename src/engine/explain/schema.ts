@@ -150,8 +150,9 @@ export interface RuleNode extends ExplainNodeBase<
   /** 1-based position in the order the engine visited the candidates; null when skipped. */
   readonly order: number | null;
   /**
-   * Applied Patch rules: 1-based position in the order rules were applied. Within a tier a rule's
-   * operations were rendered on the object as patched by the steps before it.
+   * Applied Patch rules: 1-based position in the order rules were applied. Every rule of a tier
+   * is matched against the tier's input; the matching ones are then rendered and applied one
+   * after another, each on the object as the steps before it left it (its own tier's included).
    */
   readonly step: number | null;
   /** Whether the whole match section matched; null when it was not evaluated. */
