@@ -3,6 +3,10 @@ export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether stdout is a terminal (colours); absent means it is not. */
+  readonly stdoutIsTty?: boolean | undefined;
+  /** Milliseconds for the work meter's time backstops; absent means performance.now (tests). */
+  readonly clock?: (() => number) | undefined;
 }
 
 export function processIo(): CliIo {
@@ -10,7 +14,19 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
+    stdoutIsTty: process.stdout.isTTY,
   };
+}
+
+/**
+ * Whether to colour output: `always`, `never`, or (`auto`) only on a terminal and never when
+ * NO_COLOR is set to a non-empty value (https://no-color.org).
+ */
+export function wantsColor(mode: 'auto' | 'always' | 'never', io: CliIo): boolean {
+  if (mode !== 'auto') return mode === 'always';
+  const noColor = io.env.NO_COLOR;
+  if (noColor !== undefined && noColor !== '') return false;
+  return io.stdoutIsTty === true;
 }
 
 /** A usage or input error: printed as one line, exit code 2 (usage) or 1 (input). */

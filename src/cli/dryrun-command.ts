@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { dump } from 'js-yaml';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
-import { evaluate } from '../engine/evaluate.js';
+import { evaluate, type EvaluationRequest } from '../engine/evaluate.js';
+import { explainEvaluation, renderExplainTree } from '../engine/explain/index.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
 import { dryRunDiff } from '../webhook/dryrun-diff.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, wantsColor, type CliIo } from './cli-io.js';
 import {
   compileRuleSources,
   readResource,
@@ -15,6 +16,7 @@ import {
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>
                          [--namespace <ns>] [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
+                         [--explain] [--color auto|always|never]
 
 Evaluates ModRules against one Kubernetes object offline, exactly as the webhook would.
   --modrule    ModRule file (several YAML documents allowed) or directory; repeatable
@@ -24,12 +26,20 @@ Evaluates ModRules against one Kubernetes object offline, exactly as the webhook
   --operation  CREATE (default), UPDATE or DELETE
   --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff",
                "failures"}) or diff (unified diff of the YAML)
+  --explain    print why each rule did or did not apply, as a tree, instead of the yaml or diff
+               output: every rule with its match items (the values each select produced and
+               what they were compared with), rendered patch operations, the tier and step it
+               was applied at, rejections, failures (field and code), and the rules skipped by
+               namespace, kind or operation. With --output json, the answer gains an "explain"
+               member instead (schema: docs/explain.md). The result is the same as without it.
+  --color      colour the tree: auto (default: on a terminal, unless NO_COLOR is set), always, never
 Exit status: 0 when evaluation ran, 1 when an input is unreadable or a ModRule is invalid, 2 on
 usage errors. Rejections and rule failures (rules skipped, e.g. over their work limit) are
 reported on stderr.
 `;
 
 type OutputFormat = 'yaml' | 'json' | 'diff';
+type ColorMode = 'auto' | 'always' | 'never';
 
 interface DryrunOptions {
   readonly modrules: readonly string[];
@@ -37,6 +47,8 @@ interface DryrunOptions {
   readonly namespace: string | undefined;
   readonly operation: AdmissionOperation;
   readonly output: OutputFormat;
+  readonly explain: boolean;
+  readonly color: ColorMode;
 }
 
 function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
@@ -48,6 +60,8 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
       namespace: { type: 'string' },
       operation: { type: 'string', default: 'CREATE' },
       output: { type: 'string', short: 'o', default: 'yaml' },
+      explain: { type: 'boolean', default: false },
+      color: { type: 'string', default: 'auto' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -63,6 +77,9 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
   if (values.output !== 'yaml' && values.output !== 'json' && values.output !== 'diff') {
     throw new CliError(`--output: must be yaml, json or diff, got ${values.output}`, 2);
   }
+  if (values.color !== 'auto' && values.color !== 'always' && values.color !== 'never') {
+    throw new CliError(`--color: must be auto, always or never, got ${values.color}`, 2);
+  }
   if (values.modrule === undefined || values.modrule.length === 0)
     throw new CliError('--modrule: is required', 2);
   if (values.resource === undefined) throw new CliError('--resource: is required', 2);
@@ -72,6 +89,8 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
     namespace: values.namespace,
     operation: operation as AdmissionOperation,
     output: values.output,
+    explain: values.explain,
+    color: values.color,
   };
 }
 
@@ -108,7 +127,14 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const errors = [...read.errors, ...loaded.errors];
   if (errors.length > 0) throw new CliError(errors.join(' | '));
 
-  const result = evaluate(store, { operation: options.operation, namespace, object: resource });
+  const request: EvaluationRequest = {
+    operation: options.operation,
+    namespace,
+    object: resource,
+    clock: io.clock,
+  };
+  const explained = options.explain ? explainEvaluation(store, request) : undefined;
+  const result = explained?.result ?? evaluate(store, request);
   for (const failure of result.failures) {
     io.stderr(
       `warning: ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}\n`,
@@ -124,16 +150,28 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
         message: f.message,
       }));
       const diff = dryRunDiff(resource, result.patched, { name: diffName });
-      io.stdout(
-        `${JSON.stringify({ patch: result.patch, patched: result.patched, rejections: result.rejections, diff, failures }, null, 2)}\n`,
-      );
+      const answer = {
+        patch: result.patch,
+        patched: result.patched,
+        rejections: result.rejections,
+        diff,
+        failures,
+        ...(explained === undefined ? {} : { explain: explained.explanation }),
+      };
+      io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
       break;
     }
     case 'diff':
-      io.stdout(dryRunDiff(resource, result.patched, { name: diffName }));
-      break;
     case 'yaml':
-      io.stdout(dump(result.patched, { lineWidth: -1, noRefs: true }));
+      if (explained !== undefined) {
+        io.stdout(
+          renderExplainTree(explained.explanation, { color: wantsColor(options.color, io) }),
+        );
+      } else if (options.output === 'diff') {
+        io.stdout(dryRunDiff(resource, result.patched, { name: diffName }));
+      } else {
+        io.stdout(dump(result.patched, { lineWidth: -1, noRefs: true }));
+      }
       break;
   }
   if (result.rejections.length > 0) {

@@ -3,13 +3,14 @@ import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
 import { applyOperation, createJsonPatch, parseJsonPointer } from './patch/index.js';
 import type { TemplateLimits } from './template/index.js';
 import { type CompiledRule } from './rule.js';
-import type { RuleStore } from './store.js';
+import type { CandidateQuery, RuleStore } from './store.js';
 import { renderRuleOperations, renderRejection, type RuleFailure } from './rule-render.js';
 import { KubemodError } from '../errors/catalog.js';
 import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
 import { CopyOnWrite } from './copy-on-write.js';
 import { failureOf } from './rule-render.js';
 import { WorkMeter, withMeter, type WorkLimits } from './work-meter.js';
+import type { EvaluationTracer } from './explain/tracer.js';
 
 export type { RuleFailure } from './rule-render.js';
 
@@ -30,6 +31,8 @@ export interface EvaluationRequest {
   readonly work?: Partial<WorkLimits> | undefined;
   /** Milliseconds for the work meter's time backstop; defaults to performance.now. */
   readonly clock?: (() => number) | undefined;
+  /** Told what evaluation does, rule by rule (explain); evaluation does not depend on it. */
+  readonly trace?: EvaluationTracer | undefined;
 }
 
 export interface AppliedRule {
@@ -73,14 +76,10 @@ function evaluateMetered(
   meter: WorkMeter,
 ): EvaluationResult {
   const original = request.object;
-  const kind = typeof original.kind === 'string' ? original.kind : undefined;
-  const candidates = store.candidates({
-    namespace: kind === 'Namespace' ? undefined : request.namespace,
-    kind,
-    operation: request.operation,
-  });
+  const candidates = store.candidates(candidateQueryOf(request));
   const state = new WorkingObject(original, request.syntheticRefs);
-  const context = { namespace: request.namespace ?? '', limits: request.limits };
+  const trace = request.trace;
+  const context = { namespace: request.namespace ?? '', limits: request.limits, trace };
   const failures: RuleFailure[] = [];
   const applied: AppliedRule[] = [];
 
@@ -89,10 +88,11 @@ function evaluateMetered(
     // left it (as in KubeMod): what the tier's own rules patch does not change which of them match.
     const matching: CompiledRule[] = [];
     for (const rule of tier) {
+      trace?.enterRule(rule);
       try {
         meter.beginRule(rule.namespace, rule.key);
         try {
-          if (rule.match.matches(state.view)) matching.push(rule);
+          if (rule.match.matches(state.view, trace)) matching.push(rule);
         } finally {
           meter.endRule();
         }
@@ -105,6 +105,7 @@ function evaluateMetered(
     // the object as the rules before it in the tier left it. A rule that fails is skipped; if it
     // failed while applying, the object is rebuilt from the rules that did apply.
     for (const rule of matching) {
+      trace?.enterRule(rule);
       let applying = false;
       try {
         meter.beginRule(rule.namespace, rule.key);
@@ -118,6 +119,7 @@ function evaluateMetered(
             name: rule.name,
             operations: ops.operations,
           });
+          trace?.applied();
         } finally {
           meter.endRule();
         }
@@ -131,11 +133,14 @@ function evaluateMetered(
   const rejections: string[] = [];
   for (const rule of candidates) {
     if (rule.type !== 'Reject') continue;
+    trace?.enterRule(rule);
     let outcome: ReturnType<typeof renderRejection> | undefined;
     try {
       meter.beginRule(rule.namespace, rule.key);
       try {
-        if (rule.match.matches(state.view)) outcome = renderRejection(rule, state.view, context);
+        if (rule.match.matches(state.view, trace)) {
+          outcome = renderRejection(rule, state.view, context);
+        }
       } finally {
         meter.endRule();
       }
@@ -151,6 +156,16 @@ function evaluateMetered(
   const patched = state.result(applied.flatMap((a) => a.operations));
   const patch = applied.length === 0 ? [] : createJsonPatch(original, patched);
   return { patch, patched, rejections, applied, failures };
+}
+
+/** What the store is asked for: a Namespace object is looked up as cluster-scoped. */
+export function candidateQueryOf(request: EvaluationRequest): CandidateQuery {
+  const kind = typeof request.object.kind === 'string' ? request.object.kind : undefined;
+  return {
+    namespace: kind === 'Namespace' ? undefined : request.namespace,
+    kind,
+    operation: request.operation,
+  };
 }
 
 /** Groups rules (already in execution order) into tiers, lowest first. */

@@ -3,6 +3,7 @@ import type { TemplateLimits } from './template/index.js';
 import type { CompiledPatchOperation, CompiledRule } from './rule.js';
 import { goQuote } from './template/go-printf.js';
 import { KubemodError, errorCatalog } from '../errors/catalog.js';
+import type { EvaluationTracer } from './explain/tracer.js';
 
 /** A rule that failed while evaluating one request: it was skipped, the others still applied. */
 export interface RuleFailure {
@@ -19,6 +20,8 @@ export interface RuleFailure {
 export interface RenderContext {
   readonly namespace: string;
   readonly limits: Partial<TemplateLimits> | undefined;
+  /** Receives each rendered operation and rejection, when explaining (see EvaluationTracer). */
+  readonly trace: EvaluationTracer | undefined;
 }
 
 /**
@@ -63,6 +66,7 @@ function renderOperation(
   } catch (err) {
     throw atStage(err, op.field, 'select');
   }
+  context.trace?.patchOperation(op, items);
   for (const item of items) {
     let path: string;
     try {
@@ -71,30 +75,32 @@ function renderOperation(
       throw atStage(err, op.field, 'path');
     }
     if (op.op === 'remove') {
+      context.trace?.patchItem(item, path, undefined, undefined);
       out.push({ op: 'remove', path });
       continue;
     }
     const template = op.value;
+    let text: string | undefined;
     let value: JsonValue = null;
     if (template !== undefined) {
       try {
-        value = template.isStatic
-          ? op.parseValue(template.source)
-          : op.parseValue(
-              template.render(
-                {
-                  Target: target,
-                  Namespace: context.namespace,
-                  SelectedItem: item.value,
-                  SelectKeyParts: item.keyParts,
-                },
-                context.limits,
-              ),
+        text = template.isStatic
+          ? template.source
+          : template.render(
+              {
+                Target: target,
+                Namespace: context.namespace,
+                SelectedItem: item.value,
+                SelectKeyParts: item.keyParts,
+              },
+              context.limits,
             );
+        value = op.parseValue(text);
       } catch (err) {
         throw atStage(err, op.field, 'value');
       }
     }
+    context.trace?.patchItem(item, path, text, value);
     out.push({ op: op.op, path, value });
   }
 }
@@ -113,18 +119,24 @@ export function renderRejection(
   target: JsonObject,
   context: RenderContext,
 ): { text: string; failure: RuleFailure | undefined } {
-  if (rule.rejectMessage === undefined) return { text: rule.key, failure: undefined };
+  if (rule.rejectMessage === undefined) {
+    context.trace?.rejection(rule.key, undefined);
+    return { text: rule.key, failure: undefined };
+  }
   try {
     const message = rule.rejectMessage.render(
       { Target: target, Namespace: context.namespace },
       context.limits,
     );
-    return { text: `${rule.key}: ${goQuote(message)}`, failure: undefined };
+    const text = `${rule.key}: ${goQuote(message)}`;
+    context.trace?.rejection(text, message);
+    return { text, failure: undefined };
   } catch (err) {
     const failure = failureOf(
       rule,
       err instanceof KubemodError ? err.atField('spec.rejectMessage') : err,
     );
+    context.trace?.rejection(rule.key, undefined);
     return { text: rule.key, failure };
   }
 }

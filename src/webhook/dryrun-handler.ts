@@ -1,5 +1,11 @@
 import { describeError, KubemodError } from '../errors/catalog.js';
-import { evaluate, type EvaluationResult, type RuleFailure } from '../engine/evaluate.js';
+import {
+  evaluate,
+  type EvaluationRequest,
+  type EvaluationResult,
+  type RuleFailure,
+} from '../engine/evaluate.js';
+import { explainEvaluation, type ExplainDocument } from '../engine/explain/index.js';
 import {
   isJsonObject,
   type JsonObject,
@@ -36,6 +42,13 @@ export interface DryRunResponse {
   readonly failures: DryRunFailure[];
   /** The patched object as YAML (keys sorted, as in the diff); only for a resource sent as YAML. */
   readonly patchedYaml?: string;
+  /** With `?explain=true` only: why each rule did or did not apply (docs/explain.md). */
+  readonly explain?: ExplainDocument;
+}
+
+export interface DryRunOptions {
+  /** Add the explain document to the answer (`?explain=true`). The result is the same. */
+  readonly explain?: boolean | undefined;
 }
 
 /**
@@ -70,7 +83,11 @@ const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
  * limit) are skipped and listed in `failures`; they are not counted in the metrics (their names
  * come from the request). When the resource came as YAML text the answer adds `patchedYaml`.
  */
-export function handleDryRun(body: JsonValue, deps: WebhookDependencies): DryRunResponse {
+export function handleDryRun(
+  body: JsonValue,
+  deps: WebhookDependencies,
+  options: DryRunOptions = {},
+): DryRunResponse {
   const request = readDryRunRequest(body);
   const { resource, modRules, operation } = request;
   const namespace = request.namespace ?? requestNamespace(resource);
@@ -94,17 +111,22 @@ export function handleDryRun(body: JsonValue, deps: WebhookDependencies): DryRun
     store.put(check.rule);
   });
   if (problems.length > 0) throw invalid(problems.join('\n'));
-  const result = evaluateSafely(() =>
-    evaluate(store, {
-      operation,
-      namespace,
-      object: resource,
-      syntheticRefs: syntheticRefsFor(resource, namespace, deps.refs),
-      limits: deps.limits.template,
-      work: deps.limits.work,
-      clock: deps.clock,
-    }),
-  );
+  const evaluation: EvaluationRequest = {
+    operation,
+    namespace,
+    object: resource,
+    syntheticRefs: syntheticRefsFor(resource, namespace, deps.refs),
+    limits: deps.limits.template,
+    work: deps.limits.work,
+    clock: deps.clock,
+  };
+  let explanation: ExplainDocument | undefined;
+  const result = evaluateSafely(() => {
+    if (options.explain !== true) return evaluate(store, evaluation);
+    const explained = explainEvaluation(store, evaluation);
+    explanation = explained.explanation;
+    return explained.result;
+  });
   const meterOptions = { work: deps.limits.work, clock: deps.clock };
   return {
     patch: result.patch,
@@ -112,7 +134,22 @@ export function handleDryRun(body: JsonValue, deps: WebhookDependencies): DryRun
     rejections: result.rejections,
     failures: result.failures.map(dryRunFailure),
     ...(request.yaml ? { patchedYaml: dryRunYaml(result.patched, meterOptions) } : {}),
+    ...(explanation === undefined ? {} : { explain: explanation }),
   };
+}
+
+/**
+ * The `explain` query parameter of `PUT /v1/dryrun`: absent, `false` or `0` is off; `true`, `1`
+ * or empty (`?explain`) is on. Anything else is an INPUT_INVALID naming the parameter.
+ */
+export function explainParameter(value: unknown): boolean {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1' || value === '') return true;
+  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : 'a repeated value';
+  throw new KubemodError(
+    'INPUT_INVALID',
+    `query parameter explain must be true or false, got ${shown}`,
+  );
 }
 
 /**

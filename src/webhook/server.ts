@@ -15,7 +15,7 @@ import {
   createAdmissionListener,
   type AdmissionRoute,
 } from './admission-listener.js';
-import { handleDryRun } from './dryrun-handler.js';
+import { explainParameter, handleDryRun } from './dryrun-handler.js';
 import { dryRunOperation } from './dryrun-request.js';
 import {
   DEFAULT_WEBHOOK_TIMEOUTS,
@@ -157,8 +157,9 @@ function buildApp(deps: WebhookDependencies): AppState {
     app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
       const startedAt = startedAtOf(res, clock);
       res.locals.webhook = 'dryrun';
+      const explain = explainParameter(req.query.explain);
       const body = parseJsonBody(req.body);
-      const answer = handleDryRun(body, deps);
+      const answer = handleDryRun(body, deps, { explain });
       res.status(200).type('application/json').send(jsonText(answer));
       deps.metrics.observeRequest(
         'dryrun',

@@ -176,14 +176,17 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
       { op: 'add', path: '/metadata/labels/tier', value: 'gold' },
     ]);
     expect(await textOf('#rejections')).toBe('None: the request is allowed.');
-    // TODO(explain): PUT /v1/dryrun?explain=true does not answer with `explain` on this branch
-    // yet; once the explain branch is merged, assert the tree here (rule add-tier, its match item
-    // and its operation) instead of the note.
-    expect(await textOf('#explain')).toContain('did not return an explanation');
+    // The explain tree of the server's answer: the rule, its match item, its operation.
+    await waitForText('#explain', 'default/add-tier · Patch · tier 0 · step 1: applied');
+    const explain = await textOf('#explain');
+    expect(explain).toContain('spec.match[0] $.kind = "ConfigMap": got ConfigMap → matched');
+    expect(explain).toContain('spec.patch[0] add /metadata/labels/tier: applied');
+    expect(explain).toContain('add /metadata/labels/tier = "gold"');
+    expect(explain).not.toContain('did not return an explanation');
   });
 
   it('renders an explain document (docs/explain.md) as a collapsible, keyboard-operable tree', async () => {
-    // The renderer of the Explain panel on a document of the explain schema (see the TODO above).
+    // The renderer of the Explain panel on a hand-written document of the explain schema.
     const node = (kind: string, status: string, label: string, children: unknown[] = []) => ({
       kind,
       status,

@@ -5,7 +5,9 @@ import { dump, load } from 'js-yaml';
 import jsonpatch from 'fast-json-patch';
 import { loadModRules } from '../../src/engine/load-rules.js';
 import { RuleStore } from '../../src/engine/store.js';
-import { evaluate, type SyntheticRefs } from '../../src/engine/evaluate.js';
+import { evaluate, type EvaluationRequest, type SyntheticRefs } from '../../src/engine/evaluate.js';
+import { explainEvaluation } from '../../src/engine/explain/index.js';
+import { checkExplanation } from './explain-agreement.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import type { AdmissionOperation } from '../../src/api/index.js';
 
@@ -30,7 +32,8 @@ const read = (dir: string, file: string): unknown => {
   return existsSync(path) ? load(readFileSync(path, 'utf8')) : undefined;
 };
 
-function run(dir: string): Expected & { patch: jsonpatch.Operation[]; resource: JsonObject } {
+/** The fixture's rules in a store, and its request. */
+function setup(dir: string): { store: RuleStore; request: EvaluationRequest } {
   const resource = read(dir, 'resource.yaml') as JsonObject;
   const request = (read(dir, 'request.yaml') ?? {}) as Request;
   const meta = resource.metadata as { namespace?: string } | undefined;
@@ -47,15 +50,24 @@ function run(dir: string): Expected & { patch: jsonpatch.Operation[]; resource: 
   loaded.rules.forEach((rule) => {
     store.put(rule);
   });
-  const result = evaluate(store, {
-    operation: request.operation ?? 'CREATE',
-    namespace,
-    object: resource,
-    syntheticRefs: request.syntheticRefs,
-    // The fixtures check what rules produce: the wall-clock backstops (tested with the work
-    // meter) must not fail a rule on a loaded machine. Work units keep their default limits.
-    work: { ruleMillis: 60_000, namespaceMillis: 60_000, requestMillis: 60_000 },
-  });
+  return {
+    store,
+    request: {
+      operation: request.operation ?? 'CREATE',
+      namespace,
+      object: resource,
+      syntheticRefs: request.syntheticRefs,
+      // The fixtures check what rules produce: the wall-clock backstops (tested with the work
+      // meter) must not fail a rule on a loaded machine. Work units keep their default limits.
+      work: { ruleMillis: 60_000, namespaceMillis: 60_000, requestMillis: 60_000 },
+    },
+  };
+}
+
+function run(dir: string): Expected & { patch: jsonpatch.Operation[]; resource: JsonObject } {
+  const { store, request } = setup(dir);
+  const resource = request.object;
+  const result = evaluate(store, request);
   return {
     resource,
     patch: result.patch as jsonpatch.Operation[],
@@ -95,4 +107,25 @@ describe('engine evaluation fixtures', () => {
     expect(actual.patch.some((op) => op.path.startsWith('/syntheticRefs'))).toBe(false);
     expect(JSON.stringify(actual.resource)).toBe(before);
   });
+});
+
+describe('explain on the evaluation fixtures', () => {
+  it.each(cases)(
+    '%s: the trace agrees with the result, which explaining leaves unchanged',
+    (dir) => {
+      const setUp = setup(dir);
+      const { store } = setUp;
+      // A clock that stands still: the work meter's time backstops must not make the two runs
+      // differ on a loaded machine (units are still counted and limited).
+      const request = { ...setUp.request, clock: () => 0 };
+      const plain = evaluate(store, request);
+      // Limits no fixture meets, so every value can be compared whole.
+      const { result, explanation } = explainEvaluation(store, request, {
+        valueChars: 1_000_000,
+        textChars: 1_000_000,
+      });
+      expect(result).toEqual(plain);
+      checkExplanation(explanation, result, store, request);
+    },
+  );
 });

@@ -100,6 +100,42 @@ describe('README and samples', () => {
     );
   });
 
+  it('"Debugging a rule" shows what `dryrun --explain` really prints (piped, so plain)', async () => {
+    const shown = /<!-- explain-output: (.+?) -->\n```text\n([\s\S]*?)```/.exec(readme);
+    expect(shown).not.toBeNull();
+    const args = (shown?.[1] ?? '')
+      .split(' ')
+      .map((arg) => (arg.startsWith('-') ? arg : join(root, arg)));
+    const result = await dryrun(args);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(shown?.[2]);
+    expect(readme).toContain(`kubemod-ts dryrun ${shown?.[1] ?? ''}`);
+  });
+
+  it('docs/explain.md: the example is what `dryrun --explain -o json` answers (abridged to its rules)', async () => {
+    const docs = readFileSync(join(root, 'docs', 'explain.md'), 'utf8');
+    const example = /## Example[\s\S]*?```json\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
+    const shown = JSON.parse(example) as { children: { rule?: string }[] };
+    const result = await dryrun([
+      '--modrule',
+      sampleDir,
+      '--resource',
+      join(root, 'samples', 'resources', 'deployment-latest.yaml'),
+      '--explain',
+      '-o',
+      'json',
+    ]);
+    const { explain } = JSON.parse(result.stdout) as {
+      explain: { children: { rule?: string }[] };
+    };
+    const kept = new Set(shown.children.map((c) => c.rule));
+    expect(kept.size).toBeGreaterThan(0);
+    expect(shown).toEqual({
+      ...explain,
+      children: explain.children.filter((c) => kept.has(c.rule)),
+    });
+  });
+
   it('samples: the sample rules patch and reject the sample Deployments as their comments say', async () => {
     const ok = await dryrun([
       '--modrule',

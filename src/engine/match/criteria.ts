@@ -2,6 +2,7 @@ import { compileSelect, type CompiledSelect } from '../expr/index.js';
 import { compileRegex, type GoRegex } from '../regex.js';
 import { goFormat } from '../go-format.js';
 import { KubemodError } from '../../errors/catalog.js';
+import type { EvaluationTracer } from '../explain/tracer.js';
 
 export type MatchFor = 'Any' | 'All';
 
@@ -18,8 +19,11 @@ export interface MatchItemSpec {
 export interface CompiledMatchItem {
   readonly spec: MatchItemSpec;
   readonly select: CompiledSelect;
-  /** Whether the item matches the object. Throws EXPR_TYPE when the select fails on this object. */
-  matches(object: unknown): boolean;
+  /**
+   * Whether the item matches the object. Throws EXPR_TYPE when the select fails on this object.
+   * Reports how it decided to `trace`, when given.
+   */
+  matches(object: unknown, trace?: EvaluationTracer): boolean;
 }
 
 /**
@@ -60,7 +64,7 @@ function compiledItem(
   return {
     spec,
     select,
-    matches: (object) => evaluate(select, object, matchFor, accepts) !== negate,
+    matches: (object, trace) => evaluate(select, object, matchFor, accepts, negate, trace),
   };
 }
 
@@ -82,28 +86,56 @@ function atField<T>(field: string, compile: () => T): T {
 }
 
 /**
- * The outcome before `negate`: a single boolean result decides; no values never match; `All`
+ * The outcome, then `negate`: a single boolean result decides; no values never match; `All`
  * fails when any element was undefined; otherwise every value is printed as Go's `%v` does and
  * tested against matchValue, matchValues and matchRegex (each one that is set must accept it).
+ * Each way out reports its decision to `trace` (`trace?.` evaluates nothing without a tracer).
  */
 function evaluate(
   select: CompiledSelect,
   object: unknown,
   matchFor: MatchFor,
   accepts: ((text: string) => boolean) | undefined,
+  negate: boolean,
+  trace: EvaluationTracer | undefined,
 ): boolean {
   const outcome = select.outcome(object);
-  if (outcome.kind === 'boolean') return outcome.value;
-  const { values } = outcome;
-  if (values.length === 0) return false;
-  if (accepts === undefined) return matchFor === 'Any' || outcome.undefinedCount === 0;
-  if (matchFor === 'Any') {
-    for (const value of values) if (accepts(goFormat(value))) return true;
-    return false;
+  if (outcome.kind === 'boolean') {
+    trace?.matchItem(outcome, 'boolean', -1, outcome.value !== negate);
+    return outcome.value !== negate;
   }
-  if (outcome.undefinedCount > 0) return false;
-  for (const value of values) if (!accepts(goFormat(value))) return false;
-  return true;
+  const { values } = outcome;
+  if (values.length === 0) {
+    trace?.matchItem(outcome, 'no-values', -1, negate);
+    return negate;
+  }
+  if (accepts === undefined) {
+    const exists = matchFor === 'Any' || outcome.undefinedCount === 0;
+    trace?.matchItem(outcome, exists ? 'exists' : 'undefined-element', -1, exists !== negate);
+    return exists !== negate;
+  }
+  if (matchFor === 'Any') {
+    for (let i = 0; i < values.length; i++) {
+      if (accepts(goFormat(values[i]))) {
+        trace?.matchItem(outcome, 'value-accepted', i, !negate);
+        return !negate;
+      }
+    }
+    trace?.matchItem(outcome, 'none-accepted', -1, negate);
+    return negate;
+  }
+  if (outcome.undefinedCount > 0) {
+    trace?.matchItem(outcome, 'undefined-element', -1, negate);
+    return negate;
+  }
+  for (let i = 0; i < values.length; i++) {
+    if (!accepts(goFormat(values[i]))) {
+      trace?.matchItem(outcome, 'value-refused', i, negate);
+      return negate;
+    }
+  }
+  trace?.matchItem(outcome, 'all-accepted', -1, !negate);
+  return !negate;
 }
 
 function valuePredicate(

@@ -1,10 +1,14 @@
 import { compileMatchItem, type CompiledMatchItem, type MatchItemSpec } from './criteria.js';
 import { KubemodError } from '../../errors/catalog.js';
+import type { EvaluationTracer } from '../explain/tracer.js';
 
 export interface CompiledMatch {
   readonly items: readonly CompiledMatchItem[];
-  /** True when every criteria item matches. Throws EXPR_TYPE when a select fails on the object. */
-  matches(object: unknown): boolean;
+  /**
+   * True when every criteria item matches (it stops at the first that does not). Throws EXPR_TYPE
+   * when a select fails on the object. Reports each item and the result to `trace`, when given.
+   */
+  matches(object: unknown, trace?: EvaluationTracer): boolean;
 }
 
 /** Compiles a whole `match` section; errors carry the item's path (`spec.match[2].select`). */
@@ -32,16 +36,20 @@ export function compileMatch(
 function compiledMatch(items: readonly CompiledMatchItem[], fieldPrefix: string): CompiledMatch {
   return {
     items,
-    matches: (object) => {
+    matches: (object, trace) => {
       for (let i = 0; i < items.length; i++) {
         try {
-          if (items[i]?.matches(object) !== true) return false;
+          if (items[i]?.matches(object, trace) !== true) {
+            trace?.matchEnd(false);
+            return false;
+          }
         } catch (err) {
           throw err instanceof KubemodError
             ? err.atField(`${fieldPrefix}[${String(i)}].select`)
             : err;
         }
       }
+      trace?.matchEnd(true);
       return true;
     },
   };
