@@ -3,6 +3,8 @@ export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether stderr is a terminal (progress output is drawn only then); false when absent. */
+  readonly stderrIsTTY?: boolean | undefined;
 }
 
 export function processIo(): CliIo {
@@ -10,6 +12,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
+    stderrIsTTY: process.stderr.isTTY,
   };
 }
 

@@ -9,6 +9,7 @@ Commands:
   operator   run the operator: webhooks, ModRule controller, certificates (kubemod-ts operator --help)
   dryrun     evaluate ModRules against one object offline (see: kubemod-ts dryrun --help)
   serve      standalone webhook + dryrun API on ModRules from a directory (kubemod-ts serve --help)
+  audit      report live objects the ModRules would patch or reject (kubemod-ts audit --help)
 
 Run 'kubemod-ts <command> --help' for a command's options.
 `;
@@ -28,6 +29,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     case 'operator': {
       const { runOperator } = await import('./operator-command.js');
       return runOperator([...rest], io);
+    }
+    case 'audit': {
+      const { runAudit } = await import('./audit-command.js');
+      return runAudit(rest, io);
     }
     case 'serve': {
       const { runServe } = await import('./serve-command.js');
