@@ -116,7 +116,7 @@ describe('auditObjects', () => {
     ]);
   });
 
-  it('skips Namespaces that carry the ignore label themselves and sees each uid once', async () => {
+  it('skips Namespaces that carry the ignore label themselves', async () => {
     const api = new FakeAuditApi();
     api.add(NAMESPACES_T, { metadata: { name: 'on' } });
     api.add(NAMESPACES_T, {
@@ -129,12 +129,25 @@ describe('auditObjects', () => {
         match: [{ select: '$.kind', matchValue: 'Namespace' }],
       }),
     );
-    const task = { target: NAMESPACES_T, namespace: undefined, fallbackNamespaces: [] };
-    const result = await audit(api, store, [task, task]);
+    const result = await audit(api, store, [
+      { target: NAMESPACES_T, namespace: undefined, fallbackNamespaces: [] },
+    ]);
     expect(result.audited).toBe(1);
     expect(result.ignored).toBe(1);
     expect(result.findings).toMatchObject([
       { kind: 'Namespace', name: 'on', action: 'reject', rules: ['kubemod-system/ns'], diff: '' },
     ]);
+  });
+
+  it('sees an object served under two API groups once', async () => {
+    const { api, store } = setup();
+    // The same objects under a second group (as Ingresses in extensions and networking.k8s.io).
+    const alias = { ...CONFIGMAPS, group: 'alias.example.com' };
+    const result = await audit(api, store, [
+      { target: CONFIGMAPS, namespace: 'a', fallbackNamespaces: [] },
+      { target: alias, namespace: 'a', fallbackNamespaces: [] },
+    ]);
+    expect(result.audited).toBe(7);
+    expect(result.nonConforming).toBe(5);
   });
 });

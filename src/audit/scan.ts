@@ -30,7 +30,7 @@ export interface ScanOptions {
   readonly signal?: AbortSignal | undefined;
   /** Gives the event loop a turn (the operator's webhook shares it); called every few objects. */
   readonly yieldNow?: (() => Promise<void>) | undefined;
-  /** Called once per object (objects seen twice through two groups, same uid, only once). */
+  /** Called once per object (an object served under two groups, same uid, only once). */
   readonly onObject: (object: JsonObject, target: TargetResource) => Promise<void> | void;
   readonly onUnreadable: (entry: Unreadable) => void;
   /** Called after each collection is done (progress). */
@@ -59,6 +59,18 @@ function statusOf(err: unknown): number {
  * ends the scan and is thrown. Objects are not kept.
  */
 export async function scanObjects(options: ScanOptions): Promise<ScanCounts> {
+  // The same object can be served under two API groups (Ingresses in extensions and
+  // networking.k8s.io on old clusters): uids are remembered only for kinds listed under more than
+  // one resource, so memory does not grow with the number of objects otherwise.
+  const resourcesOfKind = new Map<string, Set<string>>();
+  for (const task of options.tasks) {
+    const set = resourcesOfKind.get(task.target.kind) ?? new Set<string>();
+    set.add(resourceLabel(task.target));
+    resourcesOfKind.set(task.target.kind, set);
+  }
+  const shared = new Set(
+    [...resourcesOfKind].filter(([, resources]) => resources.size > 1).map(([kind]) => kind),
+  );
   const seen = new Set<string>();
   let objects = 0;
   let ignored = 0;
@@ -88,7 +100,7 @@ export async function scanObjects(options: ScanOptions): Promise<ScanCounts> {
       for (const object of page.items) {
         if (aborted()) return undefined;
         const { uid } = identityOf(object);
-        if (uid !== undefined) {
+        if (uid !== undefined && shared.has(target.kind)) {
           if (seen.has(uid)) continue;
           seen.add(uid);
         }
