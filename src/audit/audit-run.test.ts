@@ -109,6 +109,7 @@ describe('auditObjects', () => {
     expect(result.unreadable).toEqual([
       {
         resource: 'configmaps',
+        kind: 'ConfigMap',
         namespace: 'b',
         status: 403,
         reason: '/api/v1/namespaces/b/configmaps is forbidden',

@@ -59,6 +59,7 @@ function unreadableOf(
 ): Unreadable {
   return {
     resource: resourceLabel(target),
+    kind: target.kind,
     namespace,
     status: statusOf(err),
     reason: describeError(err),

@@ -8,7 +8,11 @@ import type { AuditSessionResult } from './audit-session.js';
 import { RecordingReporter } from './fake-audit-api.test-support.js';
 import { createPeriodicAudit } from './periodic-audit.js';
 
-function session(perRule: Record<string, number>): AuditSessionResult {
+function session(
+  perRule: Record<string, number>,
+  unreadableKinds: string[] = [],
+  rules = ['shop/a', 'shop/b'],
+): AuditSessionResult {
   return {
     result: {
       audited: 10,
@@ -23,9 +27,15 @@ function session(perRule: Record<string, number>): AuditSessionResult {
       ),
       failures: [],
       errors: [],
-      unreadable: [],
+      unreadable: unreadableKinds.map((kind) => ({
+        resource: kind.toLowerCase(),
+        kind,
+        namespace: undefined,
+        status: 403,
+        reason: 'forbidden',
+      })),
     },
-    rules: ['shop/a', 'shop/b'],
+    rules,
     unreadable: [],
     notes: [],
   };
@@ -103,5 +113,55 @@ describe('periodic audit', () => {
     expect(await metrics.render()).not.toContain('rule="shop/a"');
     await periodic.stop();
     expect(periodic.runs).toBe(1);
+  });
+
+  it('gives no count to rules whose resources could not all be read', async () => {
+    const store = new RuleStore();
+    const patch = [{ op: 'add', path: '/metadata/labels/x', value: 'y' }];
+    const forKind = (kind: string): object[] => [{ select: '$.kind', matchValue: kind }];
+    store.put(makeRule('shop', 'cm', { type: 'Patch', match: forKind('ConfigMap'), patch }));
+    store.put(makeRule('shop', 'secret', { type: 'Patch', match: forKind('Secret'), patch }));
+    store.put(makeRule('shop', 'any', { type: 'Patch', match: [{ select: '$.kind' }], patch }));
+    const metrics = createMetrics();
+    const reporter = new RecordingReporter();
+    let audits = 0;
+    const periodic = createPeriodicAudit({
+      intervalMs: 60_000,
+      isLeader: () => true,
+      audit: () => {
+        audits++;
+        return Promise.resolve(
+          session(
+            { 'shop/cm': 2, 'shop/secret': 1 },
+            ['Secret'],
+            ['shop/cm', 'shop/secret', 'shop/any'],
+          ),
+        );
+      },
+      store: () => store,
+      reporter,
+      metrics: registerAuditMetrics(metrics.registry, () => true),
+      logger: createSilentLogger(),
+      now: () => Date.parse('2026-03-04T05:06:07Z'),
+      delay: (_ms, signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => {
+            resolve();
+          });
+        }),
+    });
+    periodic.start();
+    for (let i = 0; i < 100 && reporter.statuses.length < 3; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    await periodic.stop();
+    expect(audits).toBe(1);
+    const byRule = Object.fromEntries(
+      reporter.statuses.map((s) => [s.rule, s.status.nonConforming]),
+    );
+    expect(byRule).toEqual({ 'shop/cm': 2, 'shop/secret': null, 'shop/any': null });
+    const text = await metrics.render();
+    expect(text).toContain('kubemod_audit_nonconforming_objects{rule="shop/cm"} 2');
+    expect(text).not.toContain('rule="shop/secret"');
+    expect(text).toContain('kubemod_audit_unreadable_collections 1');
   });
 });

@@ -1,3 +1,4 @@
+import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
 import { isStatus } from '../controller/kube-client.js';
@@ -53,9 +54,25 @@ export function createPeriodicAudit(options: PeriodicAuditOptions): PeriodicAudi
     // The rules this run audited that still exist (a rule added meanwhile waits for the next run).
     const audited = new Set(session.rules);
     const rules = auditedRules(options.store().all()).filter((rule) => audited.has(rule.key));
-    const counts = new Map(
-      rules.map((rule) => [rule.key, session.result.perRule.get(rule.key)?.nonConforming ?? 0]),
+    // A rule that may match a kind the audit could not (fully) list gets no count: a partial
+    // count would claim conformance that was not checked. Its nonConforming is removed.
+    const unreadableKinds = new Set(
+      session.result.unreadable.flatMap((u) => (u.kind === undefined ? [] : [u.kind])),
     );
+    const complete = (rule: CompiledRule): boolean =>
+      unreadableKinds.size === 0 ||
+      (rule.kinds !== undefined && !rule.kinds.some((kind) => unreadableKinds.has(kind)));
+    const incomplete = rules.filter((rule) => !complete(rule)).map((rule) => rule.key);
+    const counts = new Map(
+      rules
+        .filter(complete)
+        .map((rule) => [rule.key, session.result.perRule.get(rule.key)?.nonConforming ?? 0]),
+    );
+    if (incomplete.length > 0)
+      options.logger.warn(
+        { rules: incomplete.slice(0, 50), count: incomplete.length },
+        'periodic audit: no count for rules whose resources could not all be read',
+      );
     options.metrics.setAuditResult(counts, {
       audited: session.result.audited,
       unreadable: session.unreadable.length + session.result.unreadable.length,
@@ -66,7 +83,7 @@ export function createPeriodicAudit(options: PeriodicAuditOptions): PeriodicAudi
       if (!options.isLeader() || lifetime.signal.aborted) return;
       try {
         await options.reporter.patchStatus(rule.namespace, rule.name, {
-          nonConforming: counts.get(rule.key) ?? 0,
+          nonConforming: counts.get(rule.key) ?? null,
           lastAuditTime,
         });
       } catch (err) {

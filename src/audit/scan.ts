@@ -11,6 +11,8 @@ import { resourceLabel, type TargetResource } from './target-resources.js';
 export interface Unreadable {
   /** kubectl's resource name, e.g. `deployments.apps`. */
   readonly resource: string;
+  /** The kind of the objects that could not be listed (absent for discovery problems). */
+  readonly kind?: string | undefined;
   /** The namespace listed; undefined for all namespaces or cluster-scoped. */
   readonly namespace: string | undefined;
   /** HTTP status (403 forbidden, …; 0 when the API server could not be reached). */
@@ -127,6 +129,7 @@ export async function scanObjects(options: ScanOptions): Promise<ScanCounts> {
   ): void => {
     options.onUnreadable({
       resource: resourceLabel(target),
+      kind: target.kind,
       namespace,
       status: statusOf(err),
       reason: describeError(err),

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -29,6 +30,9 @@ const nsAudit = uniqueName('audit');
 const nsIgnored = uniqueName('audit-ign');
 const nsApply = uniqueName('apply');
 const nsPlain = uniqueName('apply-plain');
+const nsRbac = uniqueName('audit-rbac');
+const OPERATOR_ACCOUNT = 'system:serviceaccount:kubemod-system:kubemod-operator';
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const CLUSTER_RULE = uniqueName('audit-reject');
 const operators: TestOperator[] = [];
 let proxy: FailoverProxy;
@@ -72,9 +76,20 @@ async function audit(args: string[]): Promise<{ code: number; out: string; err: 
   return { code, out, err };
 }
 
+/** The e2e kubeconfig, impersonating `user` (the API server checks that user's permissions). */
+function impersonating(user: string): string {
+  const config = load(readFileSync(kubeconfig(), 'utf8')) as {
+    users: { user: Record<string, unknown> }[];
+  };
+  for (const entry of config.users) entry.user.as = user;
+  const path = join(mkdtempSync(join(tmpdir(), 'audit-e2e-')), 'kubeconfig');
+  writeFileSync(path, dump(config));
+  return path;
+}
+
 /** Starts a replica behind the proxy, with the periodic audit and apply-to-existing on. */
-async function startReplica(): Promise<TestOperator> {
-  const op = await startTestOperator(kubeconfig(), [
+async function startReplica(kubeconfigPath = kubeconfig()): Promise<TestOperator> {
+  const op = await startTestOperator(kubeconfigPath, [
     '--webhook-url-base',
     proxy.urlBase,
     '--log-level',
@@ -143,7 +158,8 @@ describe.runIf(local)('audit of existing objects', () => {
       20_000,
     );
     expect(first.operator.isLeader()).toBe(true);
-    for (const ns of [nsAudit, nsApply, nsPlain]) await kubectl(['create', 'namespace', ns]);
+    for (const ns of [nsAudit, nsApply, nsPlain, nsRbac])
+      await kubectl(['create', 'namespace', ns]);
     await kubectl(['create', 'namespace', nsIgnored]);
     await kubectl(['label', 'namespace', nsIgnored, 'admission.kubemod.io/ignore=true']);
   });
@@ -158,8 +174,11 @@ describe.runIf(local)('audit of existing objects', () => {
       SYSTEM_NAMESPACE,
       '--ignore-not-found',
     ]).catch(() => undefined);
-    for (const ns of [nsAudit, nsApply, nsPlain])
+    for (const ns of [nsAudit, nsApply, nsPlain, nsRbac])
       await kubectl(['delete', 'modrules', '--all', '-n', ns]).catch(() => undefined);
+    await kubectl(['delete', '-f', `${repoRoot}/config/rbac/`, '--ignore-not-found']).catch(
+      () => undefined,
+    );
     for (const op of [...operators]) await op.stop();
     await proxy.close();
     await kubectl([
@@ -169,6 +188,7 @@ describe.runIf(local)('audit of existing objects', () => {
       nsIgnored,
       nsApply,
       nsPlain,
+      nsRbac,
       '--wait=false',
       '--ignore-not-found',
     ]).catch(() => undefined);
@@ -257,12 +277,7 @@ describe.runIf(local)('audit of existing objects', () => {
     await kubectlApply(role);
     await kubectlApply(binding);
     // The admin kubeconfig, impersonating a user who may only read Deployments in nsAudit.
-    const config = load(readFileSync(kubeconfig(), 'utf8')) as {
-      users: { user: Record<string, unknown> }[];
-    };
-    for (const entry of config.users) entry.user.as = 'e2e-auditor';
-    const limited = join(mkdtempSync(join(tmpdir(), 'audit-e2e-')), 'kubeconfig');
-    writeFileSync(limited, dump(config));
+    const limited = impersonating('e2e-auditor');
 
     const { code, out } = await audit(['--kubeconfig', limited, '-n', nsAudit, '-o', 'json']);
     expect(code).toBe(1);
@@ -404,5 +419,61 @@ describe.runIf(local)('audit of existing objects', () => {
     }
     const plain = (await kubectlJson(['get', 'modrule', 'plain', '-n', nsPlain])) as RuleStatus;
     expect(plain.status?.applyToExisting).toBeUndefined();
+  });
+
+  it("audits as its service account with the bundle's RBAC: no count where it may not read, and dropping the audit role is not fatal", async () => {
+    for (const op of [...operators]) await stopReplica(op);
+    await kubectl(['apply', '-f', `${repoRoot}/config/rbac/`]);
+    const op = await startReplica(impersonating(OPERATOR_ACCOUNT));
+    await waitFor('leadership', () => (op.operator.isLeader() ? true : undefined), 15_000, 50);
+    await kubectlApply(configMap('old', nsRbac));
+    await kubectlApply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'old', namespace: nsRbac },
+      stringData: { k: 'v' },
+    });
+    const label = [{ op: 'add', path: '/metadata/labels/audit-e2e', value: 'seen' }];
+    await applyRule(op, 'cm', nsRbac, {
+      type: 'Patch',
+      match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+      patch: label,
+    });
+    await applyRule(op, 'secret', nsRbac, {
+      type: 'Patch',
+      match: [{ select: '$.kind', matchValue: 'Secret' }],
+      patch: label,
+    });
+    const status = async (name: string): Promise<RuleStatus['status']> =>
+      ((await kubectlJson(['get', 'modrule', name, '-n', nsRbac])) as RuleStatus).status;
+    // The audit role grants ConfigMaps but not Secrets.
+    await waitFor('the ConfigMap rule counted', async () =>
+      (await status('cm'))?.nonConforming === 1 ? true : undefined,
+    );
+    const secret = await waitFor('the Secret rule audited', async () => {
+      const s = await status('secret');
+      return s?.lastAuditTime === undefined ? undefined : s;
+    });
+    expect(secret.nonConforming).toBeUndefined();
+
+    // Without the optional audit role the audit still runs; it no longer claims a count.
+    await kubectl(['delete', 'clusterrolebinding', 'kubemod-operator-audit']);
+    const since = Date.now();
+    const cm = await waitFor(
+      'the ConfigMap rule without a count',
+      async () => {
+        const s = await status('cm');
+        return s?.nonConforming === undefined && Date.parse(s?.lastAuditTime ?? '') >= since - 1000
+          ? s
+          : undefined;
+      },
+      30_000,
+    );
+    expect(cm.lastAuditTime).toBeDefined();
+    expect(op.operator.isLeader()).toBe(true);
+    const warned = op.logs.some((line) =>
+      line.includes('no count for rules whose resources could not all be read'),
+    );
+    expect(warned).toBe(true);
   });
 });
