@@ -19,6 +19,9 @@ import {
   type DiscoveredGroupVersion,
 } from './target-resources.js';
 
+/** The field manager of apply-to-existing's updates. */
+export const APPLY_EXISTING_FIELD_MANAGER = 'kubemod-apply-to-existing';
+
 /** Discovery requests in flight at once (one per API group). */
 const DISCOVERY_CONCURRENCY = 8;
 
@@ -94,7 +97,13 @@ export function kubeAuditApi(client: KubeClient): AuditApi {
 
     async update(target, object) {
       const path = `${collectionPath(target, namespaceOf(object))}/${encodeURIComponent(nameOf(object))}`;
-      const stored = await client.request({ method: 'PUT', path, body: object });
+      // Names the client in the API server's audit log and field management.
+      const stored = await client.request({
+        method: 'PUT',
+        path,
+        query: { fieldManager: APPLY_EXISTING_FIELD_MANAGER },
+        body: object,
+      });
       return { apiVersion: apiVersionOf(target), kind: target.kind, ...stored };
     },
   };

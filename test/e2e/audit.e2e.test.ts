@@ -96,8 +96,9 @@ async function startReplica(kubeconfigPath = kubeconfig()): Promise<TestOperator
     'info',
     '--audit-interval-seconds',
     '2',
+    // Slow enough for the test to stop the leader part-way through a job of ten objects.
     '--apply-existing-rate',
-    '2',
+    '1',
   ]);
   operators.push(op);
   proxy.setBackends(operators.map((o) => Number(new URL(o.urlBase).port)));
