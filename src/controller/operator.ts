@@ -144,7 +144,7 @@ export async function startOperator(
   });
 
   const refs = informerRefs(namespaces, nodes);
-  // Periodic audit and apply-to-existing (docs/audit.md); both off unless configured.
+  // Periodic audit (off unless configured) and apply-to-existing (annotated rules only); docs/audit.md.
   const operatorAudit = startOperatorAudit({
     auditIntervalMs: config.auditIntervalMs,
     applyExistingRate: config.applyExistingRate,
@@ -294,9 +294,10 @@ export async function startOperator(
         stopping = true;
         clearInterval(periodic);
         lifetime.abort();
-        const closing = listening.close();
-        // A running apply-to-existing job writes its progress while this replica still leads.
+        // A running apply-to-existing job finishes its object (whose update this replica's webhook
+        // may be serving) and writes its progress while this replica still leads.
         await operatorAudit.stop();
+        const closing = listening.close();
         await elector.stop();
         await closing;
         for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
