@@ -17,6 +17,8 @@ export const BUNDLE_SOURCES: readonly string[] = [
   'config/rbac/cluster-role-binding.yaml',
   'config/rbac/role.yaml',
   'config/rbac/role-binding.yaml',
+  'config/rbac/audit-cluster-role.yaml',
+  'config/rbac/apply-existing-cluster-role.yaml',
   'config/manager/service.yaml',
   'config/manager/deployment.yaml',
   'config/manager/pod-disruption-budget.yaml',

@@ -7,6 +7,8 @@ export interface CliIo {
   readonly stdoutIsTty?: boolean | undefined;
   /** Milliseconds for the work meter's time backstops; absent means performance.now (tests). */
   readonly clock?: (() => number) | undefined;
+  /** Whether stderr is a terminal (progress output is drawn only then); false when absent. */
+  readonly stderrIsTTY?: boolean | undefined;
 }
 
 export function processIo(): CliIo {
@@ -15,6 +17,7 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     stdoutIsTty: process.stdout.isTTY,
+    stderrIsTTY: process.stderr.isTTY,
   };
 }
 

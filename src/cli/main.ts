@@ -10,6 +10,7 @@ Commands:
   dryrun     evaluate ModRules against one object offline (see: kubemod-ts dryrun --help)
   serve      standalone webhook + dryrun API on ModRules from a directory (kubemod-ts serve --help)
   test       run ModRule test files (kubemod-test.yaml) for CI (kubemod-ts test --help)
+  audit      report live objects the ModRules would patch or reject (kubemod-ts audit --help)
 
 Run 'kubemod-ts <command> --help' for a command's options.
 `;
@@ -33,6 +34,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     case 'operator': {
       const { runOperator } = await import('./operator-command.js');
       return runOperator([...rest], io);
+    }
+    case 'audit': {
+      const { runAudit } = await import('./audit-command.js');
+      return runAudit(rest, io);
     }
     case 'serve': {
       const { runServe } = await import('./serve-command.js');

@@ -26,7 +26,20 @@ describe('parseOperatorArgs', () => {
       webhookUrlBase: undefined,
       work: DEFAULT_WORK_LIMITS,
       dryRun: false,
+      auditIntervalMs: 0,
+      applyExistingRate: 5,
     });
+    const audited = parseOperatorArgs(
+      ['--audit-interval-seconds', '600', '--apply-existing-rate', '0'],
+      {},
+    );
+    expect(audited.kind === 'config' && audited.config).toMatchObject({
+      auditIntervalMs: 600_000,
+      applyExistingRate: 0,
+    });
+    expect(() => parseOperatorArgs(['--apply-existing-rate', '-1'], {})).toThrow(
+      /--apply-existing-rate/,
+    );
     const withDryRun = parseOperatorArgs(['--enable-dryrun'], {});
     expect(withDryRun.kind === 'config' && withDryRun.config.dryRun).toBe(true);
     const limited = parseOperatorArgs(

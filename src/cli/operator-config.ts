@@ -47,6 +47,10 @@ Options:
   --reconcile-interval-ms <ms>   periodic re-check of the webhook configurations (default 10000)
   --lease-duration-ms <ms>       leader Lease duration (default 15000)
   --shutdown-grace-ms <ms>       time in-flight requests get on SIGTERM/SIGINT (default 10000)
+  --audit-interval-seconds <n>   the leader audits existing objects every n seconds and writes
+                                 per-rule counts to ModRule status and metrics (default 0: off)
+  --apply-existing-rate <n>      objects per second apply-to-existing jobs update (default 5;
+                                 0 turns the api.kubemod.io/apply-to-existing annotation off)
 ${workFlagsUsage(31)}  -h, --help                     show this help
 `;
 
@@ -80,6 +84,8 @@ export function parseOperatorArgs(
         'reconcile-interval-ms': { type: 'string' },
         'lease-duration-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
+        'audit-interval-seconds': { type: 'string' },
+        'apply-existing-rate': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -153,6 +159,16 @@ export function parseOperatorArgs(
       deadlineMs: DEFAULT_WEBHOOK_LIMITS.deadlineMs,
       work: workLimitsFlags(values),
       dryRun: values['enable-dryrun'] === true,
+      auditIntervalMs:
+        integerFlag(values['audit-interval-seconds'], '--audit-interval-seconds', 0, 0, 604_800) *
+        1000,
+      applyExistingRate: integerFlag(
+        values['apply-existing-rate'],
+        '--apply-existing-rate',
+        5,
+        0,
+        1000,
+      ),
     },
   };
 }

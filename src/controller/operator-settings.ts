@@ -39,6 +39,10 @@ export interface OperatorConfig {
   readonly work: WorkLimits;
   /** Serve `PUT /v1/dryrun` on the webhook port too (off by default). */
   readonly dryRun: boolean;
+  /** The leader's periodic audit of existing objects, every this many ms; 0 is off (default). */
+  readonly auditIntervalMs: number;
+  /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
+  readonly applyExistingRate: number;
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

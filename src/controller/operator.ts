@@ -31,6 +31,7 @@ import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
+import { startOperatorAudit } from '../audit/operator-audit.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;
@@ -112,6 +113,7 @@ export async function startOperator(
     onStartedLeading: () => {
       statusWriter.resync();
       leaderWork();
+      operatorAudit.onStartedLeading();
     },
   });
   const statusWriter = new StatusWriter({
@@ -139,6 +141,25 @@ export async function startOperator(
       const uid = (modRules.get(`${ns}/${name}`)?.metadata as { uid?: unknown } | undefined)?.uid;
       return typeof uid === 'string' ? uid : undefined;
     },
+  });
+
+  const refs = informerRefs(namespaces, nodes);
+  // Periodic audit (off unless configured) and apply-to-existing (annotated rules only); docs/audit.md.
+  const operatorAudit = startOperatorAudit({
+    auditIntervalMs: config.auditIntervalMs,
+    applyExistingRate: config.applyExistingRate,
+    client,
+    store,
+    modRules,
+    namespaces,
+    mutatingConfiguration: () => webhookConfigs[0]?.get(config.mutatingWebhookName),
+    refs,
+    limits: { template: {}, work: config.work },
+    isLeader: () => elector.isLeader,
+    metrics,
+    logger,
+    now: rt.now,
+    delay: rt.delay,
   });
 
   const certs = new CertManager({
@@ -173,7 +194,7 @@ export async function startOperator(
     startWebhookServer(
       {
         store: () => store,
-        refs: informerRefs(namespaces, nodes),
+        refs,
         nodeRefs: createNodeRefBinder(client, logger),
         logger,
         metrics,
@@ -273,6 +294,9 @@ export async function startOperator(
         stopping = true;
         clearInterval(periodic);
         lifetime.abort();
+        // A running apply-to-existing job finishes its object (whose update this replica's webhook
+        // may be serving) and writes its progress while this replica still leads.
+        await operatorAudit.stop();
         const closing = listening.close();
         await elector.stop();
         await closing;

@@ -1,11 +1,11 @@
 import type { AdmissionOperation } from '../api/index.js';
 import { describeError, KubemodError } from '../errors/catalog.js';
-import { evaluate, type EvaluationResult } from '../engine/evaluate.js';
+import type { EvaluationResult } from '../engine/evaluate.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import type { RequestResult } from '../observability/metrics.js';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
 import type { RuleFailureContext, WebhookDependencies } from './dependencies.js';
-import { syntheticRefsFor } from './synthetic-refs.js';
+import { admissionNamespace, evaluateAdmission } from './admission-evaluation.js';
 
 export interface HandlerOutcome {
   readonly response: AdmissionResponse;
@@ -50,8 +50,7 @@ export function handleDragnet(
     return { response: { allowed: true, warnings: [warning] }, result: 'error' };
   }
   const kind = request.kind?.kind ?? (typeof object.kind === 'string' ? object.kind : undefined);
-  // Namespace objects are cluster-scoped, even though UPDATE requests carry their name as namespace.
-  const namespace = kind === 'Namespace' ? undefined : request.namespace;
+  const namespace = admissionNamespace(kind, request.namespace);
   const context: RuleFailureContext = {
     uid: request.uid,
     operation,
@@ -60,15 +59,15 @@ export function handleDragnet(
     name: request.name ?? objectName(object),
   };
   try {
-    const result = evaluate(deps.store(), {
-      operation: operation as AdmissionOperation,
-      namespace,
-      object,
-      syntheticRefs: syntheticRefsFor(object, namespace, deps.refs),
-      limits: deps.limits.template,
-      work: deps.limits.work,
-      clock: deps.clock,
-    });
+    const result = evaluateAdmission(
+      {
+        operation: operation as AdmissionOperation,
+        object,
+        kind,
+        requestNamespace: request.namespace,
+      },
+      deps,
+    );
     return answer(result, context, deps);
   } catch (err) {
     // A catalogued error here is the request's own budget (work or depth outside any rule).

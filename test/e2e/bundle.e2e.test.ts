@@ -148,7 +148,15 @@ describe('bundle.yaml', () => {
     expect(await canI('patch', 'modrules.api.kubemod.io#status', namespace)).toBe('yes');
     expect(await canI('list', 'nodes')).toBe('yes');
     expect(await canI('patch', 'pods', namespace)).toBe('yes');
-    expect(await canI('get', 'pods', namespace)).toBe('no');
+    // Reading and updating workloads comes only from the optional audit ClusterRoles.
+    expect(await canI('get', 'pods', namespace)).toBe('yes');
+    expect(await canI('list', 'deployments.apps')).toBe('yes');
+    expect(await canI('update', 'deployments.apps', namespace)).toBe('yes');
+    expect(await canI('list', 'secrets')).toBe('no');
+    expect(await canI('update', 'secrets', namespace)).toBe('no');
+    expect(await canI('list', 'roles.rbac.authorization.k8s.io')).toBe('yes');
+    expect(await canI('update', 'roles.rbac.authorization.k8s.io', namespace)).toBe('no');
+    expect(await canI('delete', 'deployments.apps', namespace)).toBe('no');
     expect(await canI('patch', `mutatingwebhookconfigurations/${MUTATING}`)).toBe('yes');
     expect(await canI('patch', 'mutatingwebhookconfigurations/some-other-webhook')).toBe('no');
     expect(await canI('update', `validatingwebhookconfigurations/${VALIDATING}`)).toBe('yes');
@@ -157,6 +165,20 @@ describe('bundle.yaml', () => {
     expect(await canI('get', 'secrets/kubemod-webhook-server-cert', namespace)).toBe('no');
     expect(await canI('create', 'secrets', SYSTEM_NAMESPACE)).toBe('yes');
     expect(await canI('update', 'leases/kubemod-operator-leader', SYSTEM_NAMESPACE)).toBe('yes');
+  });
+
+  it('keeps the audit permissions droppable: without the optional bindings they are gone', async () => {
+    await kubectl(['delete', 'clusterrolebinding', 'kubemod-operator-audit']);
+    await kubectl(['delete', 'clusterrolebinding', 'kubemod-operator-apply-existing']);
+    await waitFor('the permissions to go', async () =>
+      (await canI('list', 'deployments.apps')) === 'no' ? true : undefined,
+    );
+    expect(await canI('get', 'pods', namespace)).toBe('no');
+    expect(await canI('update', 'deployments.apps', namespace)).toBe('no');
+    // What the operator needs for everything else is unaffected.
+    expect(await canI('watch', 'modrules.api.kubemod.io')).toBe('yes');
+    expect(await canI('patch', 'pods', namespace)).toBe('yes');
+    await kubectl(['apply', '-f', bundlePath]);
   });
 
   it('serves ModRules and prints their type, tier and readiness', async () => {

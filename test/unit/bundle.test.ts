@@ -166,6 +166,36 @@ describe('bundle.yaml', () => {
     expect(dragnet?.rules[0]?.resources).toHaveLength(21);
   });
 
+  it('keeps the audit permissions in two separate, droppable ClusterRoles', () => {
+    interface Rule {
+      apiGroups: string[];
+      resources: string[];
+      verbs: string[];
+    }
+    const rules = (name: string): Rule[] => find('ClusterRole', name).rules as Rule[];
+    const base = rules('kubemod-operator');
+    const read = rules('kubemod-operator-audit');
+    const update = rules('kubemod-operator-apply-existing');
+    // The base role reads no workloads; the optional ones do, but never Secrets.
+    expect(base.flatMap((r) => r.resources)).not.toContain('deployments');
+    expect(read.every((r) => r.verbs.join() === 'get,list')).toBe(true);
+    expect(update.every((r) => r.verbs.join() === 'update')).toBe(true);
+    for (const role of [read, update]) {
+      const resources = role.flatMap((r) => r.resources);
+      expect(resources).toEqual(expect.arrayContaining(['deployments', 'configmaps', 'pods']));
+      expect(resources).not.toContain('secrets');
+    }
+    expect(update.flatMap((r) => r.apiGroups)).not.toContain('rbac.authorization.k8s.io');
+    for (const name of ['kubemod-operator-audit', 'kubemod-operator-apply-existing']) {
+      expect(find('ClusterRoleBinding', name)).toMatchObject({
+        roleRef: { kind: 'ClusterRole', name },
+        subjects: [
+          { kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' },
+        ],
+      });
+    }
+  });
+
   it('runs the operator locked down, with probes, and the image tagged with the package version', () => {
     const deployment = find('Deployment', 'kubemod-operator') as {
       spec?: { replicas?: number; template?: { spec?: Record<string, unknown> } };
@@ -241,7 +271,23 @@ describe('bundle.yaml', () => {
       ['Type', '.spec.type'],
       ['Tier', '.spec.executionTier'],
       ['Ready', '.status.conditions[?(@.type=="Ready")].status'],
+      ['Non-Conforming', '.status.nonConforming'],
       ['Age', '.metadata.creationTimestamp'],
+    ]);
+    // The audit's status fields (docs/audit.md) are in the schema, or the API server would drop them.
+    const status = version?.schema.openAPIV3Schema.properties?.status?.properties ?? {};
+    expect(Object.keys(status).sort()).toEqual([
+      'applyToExisting',
+      'conditions',
+      'lastAuditTime',
+      'nonConforming',
+      'observedGeneration',
+    ]);
+    expect(status.nonConforming).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(status.applyToExisting?.properties?.phase?.enum).toEqual([
+      'Running',
+      'Completed',
+      'Ignored',
     ]);
     const spec = version?.schema.openAPIV3Schema.properties?.spec;
     const props = spec?.properties ?? {};

@@ -1,0 +1,162 @@
+import type { Informer } from '../controller/informer.js';
+import type { KubeClient } from '../controller/kube-client.js';
+import type { JsonObject } from '../engine/json.js';
+import type { RuleStore } from '../engine/store.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { evaluateAdmission } from '../webhook/admission-evaluation.js';
+import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
+import { createApplyExistingController } from './apply-existing-controller.js';
+import { registerAuditMetrics } from './audit-metrics.js';
+import { auditCluster } from './audit-session.js';
+import { discoverTargets } from './cluster-inputs.js';
+import { kubeAuditApi, kubeRuleReporter } from './kube-audit-api.js';
+import { identityOf } from './object-verdict.js';
+import { createPeriodicAudit } from './periodic-audit.js';
+import {
+  DEFAULT_DRAGNET_RULES,
+  dragnetRulesOf,
+  type TargetResource,
+  type WebhookRule,
+} from './target-resources.js';
+
+export interface OperatorAuditSettings {
+  /** Periodic audit interval; 0 turns the periodic audit off. */
+  readonly auditIntervalMs: number;
+  /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
+  readonly applyExistingRate: number;
+  /** Wait after a rule is loaded before its job starts (every replica loads it meanwhile). */
+  readonly applyExistingSettleMs?: number;
+}
+
+export interface OperatorAuditOptions extends OperatorAuditSettings {
+  readonly client: KubeClient;
+  readonly store: RuleStore;
+  readonly modRules: Informer;
+  readonly namespaces: Informer;
+  /** The operator's MutatingWebhookConfiguration (for the dragnet's resource list), when known. */
+  readonly mutatingConfiguration: () => JsonObject | undefined;
+  readonly refs: SyntheticRefLookups;
+  readonly limits: Pick<WebhookLimits, 'template' | 'work'>;
+  readonly isLeader: () => boolean;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface OperatorAudit {
+  /** Call when this replica starts leading. */
+  onStartedLeading(): void;
+  /** Stops both loops; a running job writes its progress first. Call before releasing the Lease. */
+  stop(): Promise<void>;
+}
+
+const yieldNow = (): Promise<void> =>
+  new Promise((resolve) => {
+    setImmediate(resolve);
+  });
+
+/**
+ * The operator's side of the audit: the leader's periodic audit (ModRule status and gauges) and
+ * apply-to-existing jobs, both off unless configured. Reads from the operator's informers
+ * (ModRules, Namespaces) and store, so it judges objects with exactly the webhook's rules.
+ */
+export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit {
+  const api = kubeAuditApi(options.client);
+  const reporter = kubeRuleReporter(options.client, options.now);
+  const metrics = registerAuditMetrics(
+    options.metrics.registry,
+    (rule) => {
+      const slash = rule.indexOf('/');
+      return options.store.get(rule.slice(0, slash), rule.slice(slash + 1)) !== undefined;
+    },
+    { audit: options.auditIntervalMs > 0, apply: options.applyExistingRate > 0 },
+  );
+  const namespaceMap = (): Map<string, JsonObject> =>
+    new Map(options.namespaces.list().map((ns) => [identityOf(ns).name, ns]));
+  const dragnetRules = (): readonly WebhookRule[] => {
+    const config = options.mutatingConfiguration();
+    return (config === undefined ? undefined : dragnetRulesOf(config)) ?? DEFAULT_DRAGNET_RULES;
+  };
+  const deps = { store: () => options.store, refs: options.refs, limits: options.limits };
+
+  const periodic =
+    options.auditIntervalMs > 0
+      ? createPeriodicAudit({
+          intervalMs: options.auditIntervalMs,
+          isLeader: options.isLeader,
+          store: () => options.store,
+          reporter,
+          metrics,
+          logger: options.logger,
+          now: options.now,
+          delay: options.delay,
+          audit: (signal) =>
+            auditCluster({
+              api,
+              store: options.store,
+              refs: options.refs,
+              namespaces: namespaceMap(),
+              dragnetRules: dragnetRules(),
+              limits: options.limits,
+              keepFindings: false,
+              pageSize: 250,
+              concurrency: 2,
+              signal,
+              yieldNow,
+            }),
+        })
+      : undefined;
+
+  const apply =
+    options.applyExistingRate > 0
+      ? createApplyExistingController({
+          api,
+          reporter,
+          store: () => options.store,
+          ruleObject: (key) => options.modRules.get(key),
+          ruleObjects: () => options.modRules.list(),
+          namespaces: namespaceMap,
+          targets: async (): Promise<readonly TargetResource[]> =>
+            (await discoverTargets(api, dragnetRules())).targets,
+          evaluate: (object, target) =>
+            evaluateAdmission(
+              {
+                operation: 'UPDATE',
+                object,
+                kind: target.kind,
+                requestNamespace: identityOf(object).namespace,
+              },
+              deps,
+            ),
+          isLeader: options.isLeader,
+          ratePerSecond: options.applyExistingRate,
+          settleMs: options.applyExistingSettleMs ?? 3_000,
+          pageSize: 50,
+          metrics,
+          logger: options.logger,
+          now: options.now,
+          delay: options.delay,
+          yieldNow,
+        })
+      : undefined;
+  if (apply !== undefined) {
+    const consider = (obj: JsonObject): void => {
+      const { namespace, name } = identityOf(obj);
+      apply.consider(`${namespace ?? ''}/${name}`);
+    };
+    options.modRules.on('add', consider);
+    options.modRules.on('update', consider);
+  }
+  periodic?.start();
+
+  return {
+    onStartedLeading(): void {
+      apply?.resync();
+    },
+    async stop(): Promise<void> {
+      await Promise.all([apply?.stop(), periodic?.stop()]);
+    },
+  };
+}
