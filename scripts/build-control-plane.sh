@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Builds the pinned kube-apiserver and etcd used by the e2e control plane (test/cluster/*), the
-# way controller-runtime's envtest ships them, but from Go modules instead of release tarballs.
+# Builds the pinned kube-apiserver, kube-controller-manager, kube-scheduler and etcd used by the
+# e2e control plane (test/cluster/*), the way controller-runtime's envtest ships them, but from Go
+# modules instead of release tarballs. The three Kubernetes binaries come from one wrapper module
+# (test/cluster/kube-apiserver/go.mod, one `tool` line each), so they share one pinned version.
 #
 # Binaries are cached under
-#   ${XDG_CACHE_HOME:-~/.cache}/kubemod-ts/control-plane/<k8s-version>-<etcd-version>/bin/
-# keyed by the pinned versions plus a hash of the wrapper modules' go.mod/go.sum, so a warm run
-# only hashes four files. The last line printed on stdout is the bin directory.
+#   ${XDG_CACHE_HOME:-~/.cache}/kubemod-ts/control-plane/<k8s-version>-<etcd-version>-<inputs>/bin/
+# keyed by the pinned versions plus a hash of the inputs (the wrapper modules' go.mod/go.sum and
+# the list of binaries), so a warm run only hashes four files, and checkouts with different
+# inputs (branches, worktrees) keep separate builds instead of replacing each other's. The last line printed on stdout is the bin
+# directory. (Go's own build cache also follows XDG_CACHE_HOME: pointing it at an empty
+# directory measures a cold build.)
 #
 # Usage: bash scripts/build-control-plane.sh [--force]
 set -euo pipefail
@@ -29,16 +34,20 @@ if [ -z "$k8s_version" ] || [ -z "$etcd_version" ]; then
   exit 1
 fi
 
-inputs_hash="$(cat "$apiserver_mod/go.mod" "$apiserver_mod/go.sum" "$etcd_mod/go.mod" "$etcd_mod/go.sum" \
-  | sha256sum | cut -c1-16)"
+kube_binaries=(kube-apiserver kube-controller-manager kube-scheduler)
+inputs_hash="$( (cat "$apiserver_mod/go.mod" "$apiserver_mod/go.sum" "$etcd_mod/go.mod" "$etcd_mod/go.sum"
+  echo "binaries: ${kube_binaries[*]} etcd") | sha256sum | cut -c1-16)"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kubemod-ts/control-plane"
-target="$cache_root/$k8s_version-$etcd_version"
+target="$cache_root/$k8s_version-$etcd_version-$inputs_hash"
 bin_dir="$target/bin"
 stamp="$target/inputs.sha256"
 
-if ! $force && [ -x "$bin_dir/kube-apiserver" ] && [ -x "$bin_dir/etcd" ] \
-  && [ "$(cat "$stamp" 2>/dev/null || true)" = "$inputs_hash" ]; then
-  log "cached kube-apiserver $k8s_version, etcd $etcd_version"
+cached=true
+for binary in "${kube_binaries[@]}" etcd; do
+  [ -x "$bin_dir/$binary" ] || cached=false
+done
+if ! $force && $cached && [ "$(cat "$stamp" 2>/dev/null || true)" = "$inputs_hash" ]; then
+  log "cached ${kube_binaries[*]} $k8s_version, etcd $etcd_version"
   echo "$bin_dir"
   exit 0
 fi
@@ -58,11 +67,14 @@ pkg=k8s.io/component-base/version
 ldflags="-s -w -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
 ldflags="$ldflags -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
-log "building kube-apiserver $k8s_version ($(go version | cut -d' ' -f3))"
+log "building ${kube_binaries[*]} $k8s_version ($(go version | cut -d' ' -f3))"
 start=$SECONDS
+# One `go build` for the three: the packages they share are compiled once.
+packages=()
+for binary in "${kube_binaries[@]}"; do packages+=("k8s.io/kubernetes/cmd/$binary"); done
 (cd "$apiserver_mod" && go build -mod=readonly -trimpath -ldflags "$ldflags" \
-  -o "$staging/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
-log "kube-apiserver built in $((SECONDS - start))s"
+  -o "$staging/" "${packages[@]}")
+log "${kube_binaries[*]} built in $((SECONDS - start))s"
 
 log "building etcd $etcd_version"
 start=$SECONDS
@@ -73,6 +85,6 @@ log "etcd built in $((SECONDS - start))s"
 rm -rf "$bin_dir"
 mv "$staging" "$bin_dir"
 echo "$inputs_hash" > "$stamp"
-"$bin_dir/kube-apiserver" --version >&2
+for binary in "${kube_binaries[@]}"; do "$bin_dir/$binary" --version >&2; done
 "$bin_dir/etcd" --version | head -1 >&2
 echo "$bin_dir"

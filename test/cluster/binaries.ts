@@ -8,9 +8,15 @@ export interface ControlPlaneBinaries {
   readonly binDir: string;
   readonly kubeApiserver: string;
   readonly etcd: string;
+  /** Absent when the bin directory predates them (an older `$KUBEMOD_CONTROL_PLANE_BIN`). */
+  readonly kubeControllerManager?: string;
+  readonly kubeScheduler?: string;
 }
 
-/** Environment variable that points at a directory holding `kube-apiserver` and `etcd`. */
+/**
+ * Environment variable that points at a directory holding `kube-apiserver` and `etcd`, and for a
+ * control plane with controllers also `kube-controller-manager` and `kube-scheduler`.
+ */
 export const CONTROL_PLANE_BIN_ENV = 'KUBEMOD_CONTROL_PLANE_BIN';
 
 /** The repository, seen from test/cluster (sources) or dist/test/cluster (compiled benches). */
@@ -19,24 +25,41 @@ export function repoRoot(): string {
   return basename(here) === 'dist' ? dirname(here.replace(/[\\/]$/, '')) : here;
 }
 
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** kube-apiserver and etcd must be in `binDir`; the controller binaries are taken if there. */
 export function binariesIn(binDir: string): ControlPlaneBinaries {
-  const result = {
-    binDir,
-    kubeApiserver: join(binDir, 'kube-apiserver'),
-    etcd: join(binDir, 'etcd'),
-  };
-  for (const file of [result.kubeApiserver, result.etcd]) {
-    try {
-      accessSync(file, constants.X_OK);
-    } catch {
+  const kubeApiserver = join(binDir, 'kube-apiserver');
+  const etcd = join(binDir, 'etcd');
+  for (const file of [kubeApiserver, etcd]) {
+    if (!isExecutable(file)) {
       throw new Error(`control-plane binary ${file} is missing or not executable`);
     }
   }
-  return result;
+  const optional = (name: string): string | undefined => {
+    const file = join(binDir, name);
+    return isExecutable(file) ? file : undefined;
+  };
+  const kubeControllerManager = optional('kube-controller-manager');
+  const kubeScheduler = optional('kube-scheduler');
+  return {
+    binDir,
+    kubeApiserver,
+    etcd,
+    ...(kubeControllerManager === undefined ? {} : { kubeControllerManager }),
+    ...(kubeScheduler === undefined ? {} : { kubeScheduler }),
+  };
 }
 
 /**
- * Locates kube-apiserver and etcd: `$KUBEMOD_CONTROL_PLANE_BIN` if set, otherwise the cache of
+ * Locates the control-plane binaries: `$KUBEMOD_CONTROL_PLANE_BIN` if set, otherwise the cache of
  * scripts/build-control-plane.sh, which is run (a few milliseconds when warm; a long Go build
  * when cold, with its progress on our stderr).
  */

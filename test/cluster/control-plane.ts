@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { get as httpsGet } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiCredentials } from './api-client.js';
 import { resolveControlPlaneBinaries, type ControlPlaneBinaries } from './binaries.js';
+import { spawnControllers, waitForControllers } from './controllers.js';
+import { DEFAULT_NODES, registerNodes, type HarnessNode } from './nodes.js';
+import { freeLoopbackPorts } from './ports.js';
 import { writeAdminKubeconfig, writeControlPlanePki, type ControlPlanePki } from './pki.js';
 import { killNow, logTail, spawnLogged, terminate, type ManagedProcess } from './processes.js';
 import {
@@ -13,6 +16,9 @@ import {
   recordOwnerPids,
   removeStaleControlPlaneDirs,
 } from './stale-dirs.js';
+
+// Kept here too: callers import it from this module.
+export { freeLoopbackPorts } from './ports.js';
 
 export interface ControlPlaneOptions {
   /** Defaults to {@link resolveControlPlaneBinaries}. */
@@ -26,6 +32,26 @@ export interface ControlPlaneOptions {
    * session and no exit/signal handlers are installed, so `stop()` is the only way to end them.
    */
   readonly detached?: boolean;
+  /**
+   * Also run kube-controller-manager and kube-scheduler (with their own client certificates) and
+   * register {@link nodes}, so Deployments make ReplicaSets, ReplicaSets make Pods, Pods get
+   * scheduled, namespaces get deleted and every namespace gets its `default` ServiceAccount.
+   * Pods never run: there is no kubelet. Defaults to false (etcd and kube-apiserver only).
+   */
+  readonly controllers?: boolean;
+  /**
+   * Nodes to register (Ready, with capacity and labels). Defaults to {@link DEFAULT_NODES} with
+   * `controllers`, none without.
+   */
+  readonly nodes?: readonly HarnessNode[];
+}
+
+export interface ControlPlanePids {
+  readonly etcd: number;
+  readonly kubeApiserver: number;
+  /** Present with `controllers`. */
+  readonly kubeControllerManager?: number;
+  readonly kubeScheduler?: number;
 }
 
 export interface ControlPlane {
@@ -36,22 +62,38 @@ export interface ControlPlane {
   readonly caPem: string;
   /** Temp dir holding certificates, etcd data, logs and the kubeconfig. */
   readonly dir: string;
-  readonly pids: { readonly etcd: number; readonly kubeApiserver: number };
+  readonly pids: ControlPlanePids;
   /** Milliseconds from spawning etcd until `/readyz` returned 200. */
   readonly startupMs: number;
-  /** Stops kube-apiserver and etcd (SIGTERM, SIGKILL after a grace period) and removes `dir`. */
+  /**
+   * With `controllers`: milliseconds from the API server's `/readyz` until the controllers and the
+   * scheduler were ready (Nodes registered, `default` ServiceAccount created).
+   */
+  readonly controllersStartupMs?: number;
+  /** Names of the registered Nodes (empty without `controllers` or `nodes`). */
+  readonly nodes: readonly string[];
+  /**
+   * Stops the processes in reverse start order (SIGTERM, SIGKILL after a grace period) and
+   * removes `dir`.
+   */
   stop(): Promise<void>;
   /**
    * Kills kube-apiserver (SIGKILL, as a crash would), waits `downMs`, starts it again with the same
-   * arguments on the same port and waits for `/readyz`. etcd keeps running. For reconnect tests.
+   * arguments on the same port and waits for `/readyz`. etcd (and the controllers, which
+   * reconnect by themselves) keep running. For reconnect tests.
    */
   restartKubeApiserver(downMs?: number): Promise<void>;
 }
 
-/** Starts etcd and kube-apiserver on free loopback ports, as controller-runtime's envtest does. */
+/**
+ * Starts etcd and kube-apiserver on free loopback ports, as controller-runtime's envtest does;
+ * with `controllers`, also kube-controller-manager and kube-scheduler, and registers Nodes.
+ */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const binaries = options.binaries ?? (await resolveControlPlaneBinaries());
   const detached = options.detached ?? false;
+  const controllers = options.controllers ?? false;
+  const controllerBinaries = controllers ? requireControllerBinaries(binaries) : undefined;
   const parentDir = options.parentDir ?? tmpdir();
   removeStaleControlPlaneDirs(parentDir);
   const dir = mkdtempSync(join(parentDir, CONTROL_PLANE_DIR_PREFIX));
@@ -85,8 +127,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
 
   try {
-    const [etcdClientPort, etcdPeerPort, apiPort] = await freeLoopbackPorts(3);
-    if (etcdClientPort === undefined || etcdPeerPort === undefined || apiPort === undefined) {
+    const [etcdClientPort, etcdPeerPort, apiPort, controllerManagerPort, schedulerPort] =
+      await freeLoopbackPorts(5);
+    if (
+      etcdClientPort === undefined ||
+      etcdPeerPort === undefined ||
+      apiPort === undefined ||
+      controllerManagerPort === undefined ||
+      schedulerPort === undefined
+    ) {
       throw new Error('could not reserve loopback ports');
     }
     const pki = writeControlPlanePki(dir);
@@ -117,7 +166,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       spawnLogged(
         'kube-apiserver',
         binaries.kubeApiserver,
-        kubeApiserverArgs(dir, apiPort, etcdClientUrl, pki),
+        kubeApiserverArgs(dir, apiPort, etcdClientUrl, pki, controllers),
         join(dir, 'kube-apiserver.log'),
         { detached },
       );
@@ -129,6 +178,41 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await waitForReady(server, pki, processes, options.readyTimeoutMs ?? 120_000);
     const startupMs = Math.round(performance.now() - started);
     const kubeconfigPath = writeAdminKubeconfig(join(dir, 'kubeconfig'), server, pki);
+    const api: ApiCredentials = {
+      server,
+      caPem: pki.servingCaPem,
+      certPem: pki.admin.certPem,
+      keyPem: pki.admin.keyPem,
+    };
+    const nodes = await registerNodes(api, options.nodes ?? (controllers ? DEFAULT_NODES : []));
+
+    let controllersStartupMs: number | undefined;
+    if (controllerBinaries !== undefined) {
+      const controllersStarted = performance.now();
+      processes.push(
+        ...spawnControllers({
+          binaries: controllerBinaries,
+          dir,
+          server,
+          pki,
+          controllerManagerPort,
+          schedulerPort,
+          detached,
+        }),
+      );
+      recordOwnerPids(
+        dir,
+        processes.map((proc) => proc.pid),
+      );
+      await waitForControllers({
+        api,
+        controllerManagerPort,
+        schedulerPort,
+        processes,
+        timeoutMs: options.readyTimeoutMs ?? 120_000,
+      });
+      controllersStartupMs = Math.round(performance.now() - controllersStarted);
+    }
 
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> => {
@@ -141,7 +225,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       })();
       return stopping;
     };
-    const [etcd, kubeApiserver] = processes.map((proc) => proc.pid);
+    const pidOf = (name: string): number | undefined =>
+      processes.find((proc) => proc.name === name)?.pid;
+    const kubeControllerManager = pidOf('kube-controller-manager');
+    const kubeScheduler = pidOf('kube-scheduler');
     const restartKubeApiserver = async (downMs = 0): Promise<void> => {
       const index = processes.findIndex((proc) => proc.name === 'kube-apiserver');
       const old = processes[index];
@@ -163,8 +250,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       server,
       caPem: pki.servingCaPem,
       dir,
-      pids: { etcd: etcd ?? -1, kubeApiserver: kubeApiserver ?? -1 },
+      pids: {
+        etcd: pidOf('etcd') ?? -1,
+        kubeApiserver: pidOf('kube-apiserver') ?? -1,
+        ...(kubeControllerManager === undefined ? {} : { kubeControllerManager }),
+        ...(kubeScheduler === undefined ? {} : { kubeScheduler }),
+      },
       startupMs,
+      ...(controllersStartupMs === undefined ? {} : { controllersStartupMs }),
+      nodes,
       stop,
     };
   } catch (error: unknown) {
@@ -174,11 +268,26 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
 }
 
+function requireControllerBinaries(binaries: ControlPlaneBinaries): {
+  kubeControllerManager: string;
+  kubeScheduler: string;
+} {
+  const { kubeControllerManager, kubeScheduler } = binaries;
+  if (kubeControllerManager === undefined || kubeScheduler === undefined) {
+    throw new Error(
+      `kube-controller-manager or kube-scheduler is missing in ${binaries.binDir}: ` +
+        'build them with scripts/build-control-plane.sh (or start without controllers)',
+    );
+  }
+  return { kubeControllerManager, kubeScheduler };
+}
+
 function kubeApiserverArgs(
   dir: string,
   port: number,
   etcdUrl: string,
   pki: ControlPlanePki,
+  controllers: boolean,
 ): string[] {
   return [
     '--advertise-address=127.0.0.1',
@@ -193,8 +302,9 @@ function kubeApiserverArgs(
     `--service-account-signing-key-file=${pki.serviceAccountPrivateKeyFile}`,
     `--service-account-issuer=https://127.0.0.1:${String(port)}`,
     '--authorization-mode=RBAC',
-    // No controller-manager runs, so nothing would create the default ServiceAccounts.
-    '--disable-admission-plugins=ServiceAccount',
+    // Without a controller-manager nothing creates the default ServiceAccounts, which the
+    // ServiceAccount admission plugin requires of every Pod.
+    ...(controllers ? [] : ['--disable-admission-plugins=ServiceAccount']),
     '--service-cluster-ip-range=10.0.0.0/24',
     '--allow-privileged=true',
   ];
@@ -244,39 +354,4 @@ function probeReadyz(server: string, pki: ControlPlanePki): Promise<string> {
       resolve(error.message);
     });
   });
-}
-
-/** Reserves `count` distinct free ports on 127.0.0.1 (they are released before returning). */
-export async function freeLoopbackPorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const srv = createServer();
-          srv.once('error', reject);
-          srv.listen(0, '127.0.0.1', () => {
-            resolve(srv);
-          });
-        }),
-    ),
-  );
-  const ports = servers.map((srv) => {
-    const address = srv.address();
-    if (address === null || typeof address === 'string') {
-      throw new Error('unexpected server address');
-    }
-    return address.port;
-  });
-  await Promise.all(
-    servers.map(
-      (srv) =>
-        new Promise<void>((resolve) =>
-          srv.close(() => {
-            resolve();
-          }),
-        ),
-    ),
-  );
-  return ports;
 }

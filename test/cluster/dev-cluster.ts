@@ -8,9 +8,40 @@ export interface DevClusterState {
   readonly kubeconfigPath: string;
   readonly server: string;
   readonly dir: string;
-  readonly pids: { readonly etcd: number; readonly kubeApiserver: number };
-  readonly binaries: { readonly etcd: string; readonly kubeApiserver: string };
+  readonly pids: {
+    readonly etcd: number;
+    readonly kubeApiserver: number;
+    readonly kubeControllerManager?: number;
+    readonly kubeScheduler?: number;
+  };
+  readonly binaries: {
+    readonly etcd: string;
+    readonly kubeApiserver: string;
+    readonly kubeControllerManager?: string;
+    readonly kubeScheduler?: string;
+  };
+  /** Registered Nodes (absent in state files written before the harness had controllers). */
+  readonly nodes?: readonly string[];
   readonly startedAt: string;
+}
+
+type Component = readonly [name: string, pid: number, binary: string];
+
+/** The recorded processes in stop order: scheduler, controller-manager, API server, etcd. */
+function components(state: DevClusterState): Component[] {
+  const { pids, binaries } = state;
+  const optional = (name: string, pid?: number, binary?: string): Component[] =>
+    pid === undefined || binary === undefined ? [] : [[name, pid, binary]];
+  return [
+    ...optional('kube-scheduler', pids.kubeScheduler, binaries.kubeScheduler),
+    ...optional(
+      'kube-controller-manager',
+      pids.kubeControllerManager,
+      binaries.kubeControllerManager,
+    ),
+    ['kube-apiserver', pids.kubeApiserver, binaries.kubeApiserver],
+    ['etcd', pids.etcd, binaries.etcd],
+  ];
 }
 
 export function devClusterStatePath(): string {
@@ -48,20 +79,16 @@ export function isRunning(pid: number, binary: string): boolean {
 }
 
 export function isDevClusterRunning(state: DevClusterState): boolean {
-  return (
-    isRunning(state.pids.kubeApiserver, state.binaries.kubeApiserver) ||
-    isRunning(state.pids.etcd, state.binaries.etcd)
-  );
+  return components(state).some(([, pid, binary]) => isRunning(pid, binary));
 }
 
-/** Stops kube-apiserver, then etcd, removes the temp dir and the state file. */
+/**
+ * Stops kube-scheduler and kube-controller-manager (if recorded), kube-apiserver, then etcd,
+ * removes the temp dir and the state file.
+ */
 export async function stopDevCluster(state: DevClusterState): Promise<string[]> {
   const stopped: string[] = [];
-  const targets = [
-    ['kube-apiserver', state.pids.kubeApiserver, state.binaries.kubeApiserver],
-    ['etcd', state.pids.etcd, state.binaries.etcd],
-  ] as const;
-  for (const [name, pid, binary] of targets) {
+  for (const [name, pid, binary] of components(state)) {
     if (isRunning(pid, binary) && (await terminatePid(pid))) {
       stopped.push(`${name} (pid ${String(pid)})`);
     }

@@ -14,9 +14,17 @@ export interface ControlPlanePki {
   readonly servingCertFile: string;
   readonly servingKeyFile: string;
   readonly clientCaFile: string;
+  /** The CA the API server trusts for client certificates (see {@link writeClientKubeconfig}). */
+  readonly clientCa: CertificateBundle;
   readonly admin: CertificateBundle;
   readonly serviceAccountPublicKeyFile: string;
   readonly serviceAccountPrivateKeyFile: string;
+}
+
+/** Who a client certificate says the caller is: CN is the user, each O a group. */
+export interface ClientIdentity {
+  readonly user: string;
+  readonly groups?: readonly string[];
 }
 
 /**
@@ -57,6 +65,7 @@ export function writeControlPlanePki(dir: string): ControlPlanePki {
     servingCertFile: write('apiserver.crt', serving.certPem),
     servingKeyFile: write('apiserver.key', serving.keyPem),
     clientCaFile: write('client-ca.crt', clientCa.certPem),
+    clientCa,
     admin,
     serviceAccountPublicKeyFile: write('sa.pub', serviceAccount.publicKeyPem),
     serviceAccountPrivateKeyFile: write('sa.key', serviceAccount.privateKeyPem),
@@ -65,6 +74,34 @@ export function writeControlPlanePki(dir: string): ControlPlanePki {
 
 /** Writes a kubeconfig (JSON is valid YAML) for the admin user and returns its path. */
 export function writeAdminKubeconfig(path: string, server: string, pki: ControlPlanePki): string {
+  return writeKubeconfig(path, server, pki.servingCaPem, 'kubemod-ts-admin', pki.admin);
+}
+
+/**
+ * Issues a client certificate for `identity` from the control plane's client CA and writes a
+ * kubeconfig with it (as kubeadm does for kube-controller-manager and kube-scheduler).
+ */
+export function writeClientKubeconfig(
+  path: string,
+  server: string,
+  pki: ControlPlanePki,
+  identity: ClientIdentity,
+): string {
+  const credentials = issueCertificate(pki.clientCa, {
+    commonName: identity.user,
+    organization: identity.groups ?? [],
+    usages: ['client'],
+  });
+  return writeKubeconfig(path, server, pki.servingCaPem, identity.user, credentials);
+}
+
+function writeKubeconfig(
+  path: string,
+  server: string,
+  caPem: string,
+  userName: string,
+  credentials: CertificateBundle,
+): string {
   const b64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64');
   const kubeconfig = {
     apiVersion: 'v1',
@@ -72,21 +109,19 @@ export function writeAdminKubeconfig(path: string, server: string, pki: ControlP
     clusters: [
       {
         name: 'kubemod-ts',
-        cluster: { server, 'certificate-authority-data': b64(pki.servingCaPem) },
+        cluster: { server, 'certificate-authority-data': b64(caPem) },
       },
     ],
     users: [
       {
-        name: 'kubemod-ts-admin',
+        name: userName,
         user: {
-          'client-certificate-data': b64(pki.admin.certPem),
-          'client-key-data': b64(pki.admin.keyPem),
+          'client-certificate-data': b64(credentials.certPem),
+          'client-key-data': b64(credentials.keyPem),
         },
       },
     ],
-    contexts: [
-      { name: 'kubemod-ts', context: { cluster: 'kubemod-ts', user: 'kubemod-ts-admin' } },
-    ],
+    contexts: [{ name: 'kubemod-ts', context: { cluster: 'kubemod-ts', user: userName } }],
     'current-context': 'kubemod-ts',
   };
   writeFileSync(path, JSON.stringify(kubeconfig, null, 2) + '\n', { mode: 0o600 });

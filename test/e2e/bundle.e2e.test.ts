@@ -4,12 +4,18 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubeconfig, kubectl, kubectlJson, waitFor } from './support/kubectl.js';
+import {
+  deleteNamespacesNow,
+  kubeconfig,
+  kubectl,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 
 // Installs the generated bundle.yaml into the e2e API server the way a cluster admin would, uses
-// it, and uninstalls it. The harness has no kubelet, so the operator Deployment never runs: its
-// webhook Service has no endpoints. The dragnet and podbinding webhooks fail open (Ignore), but
+// it, and uninstalls it. The harness has no kubelet, so the operator Deployment's Pods are
+// scheduled but never run: its webhook Service has no endpoints. The dragnet and podbinding webhooks fail open (Ignore), but
 // the ModRule webhooks fail closed (Fail), which would block every ModRule write; the test
 // therefore switches those two to Ignore after installing, and checks that re-applying the bundle
 // (the upgrade path) puts Fail back while keeping the caBundle the operator would have injected.
@@ -71,19 +77,21 @@ async function namespaceActive(name: string): Promise<boolean> {
 }
 
 /**
- * The local harness has no namespace controller, so a deleted namespace stays Terminating forever.
- * Once everything in it has been deleted explicitly, clearing its finalizers lets the API server
- * remove it, so later test files (and re-runs) can create kubemod-system again.
+ * Waits until a deleted namespace is gone. The namespace controller deletes its content, but the
+ * operator Deployment's Pods are bound to harness Nodes where no kubelet confirms their graceful
+ * deletion: force-delete them so the controller can finish, and later test files (and re-runs)
+ * can create kubemod-system again.
  */
-async function finalizeNamespace(name: string): Promise<void> {
-  const out = await kubectl(['get', 'namespace', '--ignore-not-found', '-o', 'json', name]);
-  if (out.trim() === '') return;
-  const namespace = JSON.parse(out) as KubeObject & { spec?: { finalizers?: string[] } };
-  if (namespace.metadata.deletionTimestamp === undefined) return;
-  const finalized = { ...namespace, spec: { ...namespace.spec, finalizers: [] } };
-  await kubectl(['replace', '--raw', `/api/v1/namespaces/${name}/finalize`, '-f', '-'], {
-    input: JSON.stringify(finalized),
-  });
+async function awaitNamespaceDeletion(name: string): Promise<void> {
+  const gone = async (): Promise<boolean> =>
+    (await kubectl(['get', 'namespace', '--ignore-not-found', '-o', 'name', name])).trim() === '';
+  if (await gone()) return;
+  await deleteNamespacesNow([name]);
+  await waitFor(
+    `namespace ${name} to be deleted`,
+    async () => ((await gone()) ? true : undefined),
+    90_000,
+  );
 }
 
 function sampleFiles(dir: string): string[] {
@@ -120,12 +128,12 @@ describe('bundle.yaml', () => {
 
   beforeAll(async () => {
     if (local && !(await namespaceActive(SYSTEM_NAMESPACE))) {
-      await finalizeNamespace(SYSTEM_NAMESPACE);
+      await awaitNamespaceDeletion(SYSTEM_NAMESPACE);
     }
   });
 
   afterAll(async () => {
-    await kubectl(['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']);
+    await deleteNamespacesNow([namespace]);
   });
 
   it('installs with kubectl apply and with kubectl apply --server-side', async () => {
@@ -286,7 +294,7 @@ describe('bundle.yaml', () => {
       60_000,
     );
     if (local) {
-      await finalizeNamespace(SYSTEM_NAMESPACE);
+      await awaitNamespaceDeletion(SYSTEM_NAMESPACE);
     }
   });
 });

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import { apiCall } from '../cluster/api-client.js';
+import {
+  clusterEndpoint,
+  deleteNamespacesNow,
+  kubectl,
+  kubectlApply,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
   startWebhookServer,
@@ -12,11 +20,20 @@ interface ObjectMeta {
   name: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: { kind: string; name: string }[];
+  deletionTimestamp?: string;
 }
 interface KubeObject {
   metadata: ObjectMeta;
-  spec?: { nodeName?: string };
-  status?: { conditions?: { type: string; status: string }[] };
+  spec?: { nodeName?: string; taints?: { key: string }[] };
+  status?: {
+    conditions?: { type: string; status: string }[];
+    allocatable?: Record<string, string>;
+  };
+  data?: Record<string, string>;
+}
+interface KubeList {
+  items: KubeObject[];
 }
 
 const NAMESPACE_LABEL = 'e2e.kubemod.io/namespace';
@@ -84,7 +101,6 @@ describe('control plane', () => {
 describe.skipIf(!inject('localControlPlane'))('mutating webhooks on 127.0.0.1', () => {
   const namespace = uniqueName('e2e');
   const webhookName = `${namespace}.e2e.kubemod.io`;
-  const nodeName = uniqueName('node');
   let server: WebhookServer;
 
   const mutateDeployments = (request: AdmissionRequest): JsonPatchOperation[] | undefined => {
@@ -170,8 +186,7 @@ describe.skipIf(!inject('localControlPlane'))('mutating webhooks on 127.0.0.1', 
   afterAll(async () => {
     const cleanups = [
       kubectl(['delete', 'mutatingwebhookconfiguration', webhookName, '--ignore-not-found']),
-      kubectl(['delete', 'namespace', namespace, '--wait=false', '--ignore-not-found']),
-      kubectl(['delete', 'node', nodeName, '--wait=false', '--ignore-not-found']),
+      deleteNamespacesNow([namespace]),
     ];
     await Promise.allSettled(cleanups);
     await server.close();
@@ -194,8 +209,7 @@ describe.skipIf(!inject('localControlPlane'))('mutating webhooks on 127.0.0.1', 
     });
   });
 
-  it('sends pods/binding CREATE requests to the webhook', async () => {
-    await kubectlApply({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName } });
+  it("sends kube-scheduler's pods/binding CREATE requests to the webhook", async () => {
     const pod = uniqueName('pod');
     await kubectlApply({
       apiVersion: 'v1',
@@ -204,29 +218,180 @@ describe.skipIf(!inject('localControlPlane'))('mutating webhooks on 127.0.0.1', 
       spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
     });
 
-    const binding = {
-      apiVersion: 'v1',
-      kind: 'Binding',
-      metadata: { name: pod, namespace },
-      target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
-    };
-    await kubectl(
-      ['create', '--raw', `/api/v1/namespaces/${namespace}/pods/${pod}/binding`, '-f', '-'],
-      {
-        input: JSON.stringify(binding),
-      },
+    const review = await waitFor('the binding admission review', () =>
+      server.requests.find((r) => r.subResource === 'binding' && r.name === pod),
     );
-
-    const review = server.requests.find((r) => r.subResource === 'binding' && r.name === pod);
     expect(review).toMatchObject({
       operation: 'CREATE',
       namespace,
       subResource: 'binding',
       kind: { group: '', version: 'v1', kind: 'Binding' },
       resource: { group: '', version: 'v1', resource: 'pods' },
-      object: { target: { kind: 'Node', name: nodeName } },
+      object: { target: { kind: 'Node' } },
+      userInfo: { username: 'system:kube-scheduler' },
     });
-    const bound = await getObject(['pod', pod, '-n', namespace]);
-    expect(bound.spec?.nodeName).toBe(nodeName);
+    const target = (review.object as { target: { name: string } }).target.name;
+    expect(inject('harnessNodes')).toContain(target);
+    const bound = await waitFor('the pod to be bound', async () => {
+      const p = await getObject(['pod', pod, '-n', namespace]);
+      return p.spec?.nodeName === undefined ? undefined : p;
+    });
+    expect(bound.spec?.nodeName).toBe(target);
   });
 });
+
+describe.runIf(inject('localControlPlane'))(
+  'controllers, scheduler and nodes of the harness',
+  () => {
+    const namespace = uniqueName('ctl');
+
+    beforeAll(async () => {
+      await kubectl(['create', 'namespace', namespace]);
+    });
+
+    afterAll(async () => {
+      await deleteNamespacesNow([namespace]).catch(() => undefined);
+    });
+
+    it('registers Ready, untainted Nodes with capacity and zone labels', async () => {
+      const names = inject('harnessNodes');
+      expect(names.length).toBeGreaterThanOrEqual(2);
+      const zones = new Set<string>();
+      for (const name of names) {
+        const node = await getObject(['node', name]);
+        expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+        expect(node.spec?.taints ?? []).toEqual([]);
+        expect(node.status?.allocatable).toMatchObject({ cpu: '8', memory: '32Gi', pods: '110' });
+        expect(node.metadata.labels?.['kubernetes.io/hostname']).toBe(name);
+        zones.add(node.metadata.labels?.['topology.kubernetes.io/zone'] ?? '');
+      }
+      expect(zones.size).toBe(names.length);
+    });
+
+    it('gives a new namespace its default ServiceAccount, kube-root-ca.crt and working legacy tokens', async () => {
+      const endpoint = clusterEndpoint();
+      await waitFor('the default ServiceAccount', () =>
+        getObject(['serviceaccount', 'default', '-n', namespace]),
+      );
+      const rootCa = await waitFor('kube-root-ca.crt', () =>
+        getObject(['configmap', 'kube-root-ca.crt', '-n', namespace]),
+      );
+      expect(rootCa.data?.['ca.crt']).toBe(endpoint.caPem);
+
+      await kubectlApply({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        type: 'kubernetes.io/service-account-token',
+        metadata: {
+          name: 'default-token',
+          namespace,
+          annotations: { 'kubernetes.io/service-account.name': 'default' },
+        },
+      });
+      const secret = await waitFor('the token controller to fill the Secret', async () => {
+        const s = await getObject(['secret', 'default-token', '-n', namespace]);
+        return s.data?.token === undefined ? undefined : s;
+      });
+      const token = Buffer.from(secret.data?.token ?? '', 'base64').toString('utf8');
+      expect(Buffer.from(secret.data?.['ca.crt'] ?? '', 'base64').toString('utf8')).toBe(
+        endpoint.caPem,
+      );
+      const review = (await apiCall(
+        { ...endpoint, token },
+        'POST',
+        '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+        { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      )) as { status: { userInfo: { username: string } } };
+      expect(review.status.userInfo.username).toBe(`system:serviceaccount:${namespace}:default`);
+    });
+
+    it('runs a Deployment: a ReplicaSet, its Pods bound to the Nodes, all collected on delete', async () => {
+      const name = uniqueName('deploy');
+      await kubectlApply({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+      });
+      const pods = await waitFor('three scheduled Pods', async () => {
+        const list = (await kubectlJson([
+          'get',
+          'pods',
+          '-n',
+          namespace,
+          '-l',
+          `app=${name}`,
+        ])) as KubeList;
+        const scheduled = list.items.filter((p) => p.spec?.nodeName !== undefined);
+        return scheduled.length === 3 ? scheduled : undefined;
+      });
+      const replicaSets = (await kubectlJson([
+        'get',
+        'replicasets',
+        '-n',
+        namespace,
+        '-l',
+        `app=${name}`,
+      ])) as KubeList;
+      expect(replicaSets.items).toHaveLength(1);
+      const replicaSet = replicaSets.items[0]?.metadata;
+      expect(replicaSet?.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name });
+      for (const pod of pods) {
+        expect(pod.metadata.ownerReferences?.[0]).toMatchObject({
+          kind: 'ReplicaSet',
+          name: replicaSet?.name,
+        });
+        expect(pod.metadata.name.startsWith(`${replicaSet?.name ?? ''}-`)).toBe(true);
+        expect(inject('harnessNodes')).toContain(pod.spec?.nodeName);
+        expect(pod.status?.conditions?.find((c) => c.type === 'PodScheduled')?.status).toBe('True');
+      }
+
+      await kubectl(['delete', 'deployment', name, '-n', namespace]);
+      await waitFor('the garbage collector to delete the ReplicaSet and its Pods', async () => {
+        const rs = (await kubectlJson([
+          'get',
+          'replicasets',
+          '-n',
+          namespace,
+          '-l',
+          `app=${name}`,
+        ])) as KubeList;
+        const left = (await kubectlJson([
+          'get',
+          'pods',
+          '-n',
+          namespace,
+          '-l',
+          `app=${name}`,
+        ])) as KubeList;
+        // No kubelet confirms the deletion of a scheduled Pod: it stays, marked for deletion.
+        return rs.items.length === 0 &&
+          left.items.every((p) => p.metadata.deletionTimestamp !== undefined)
+          ? true
+          : undefined;
+      });
+    });
+
+    it('deletes a namespace with its content (namespace controller)', async () => {
+      const doomed = uniqueName('doomed');
+      await kubectl(['create', 'namespace', doomed]);
+      await kubectl(['create', 'configmap', 'content', '-n', doomed, '--from-literal=k=v']);
+      await kubectl(['delete', 'namespace', doomed, '--wait=false']);
+      await waitFor(
+        'the namespace to be gone',
+        async () =>
+          (await kubectl(['get', 'namespace', doomed, '--ignore-not-found'])).trim() === ''
+            ? true
+            : undefined,
+        60_000,
+      );
+    });
+  },
+);

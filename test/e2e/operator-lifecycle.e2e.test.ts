@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import {
+  deleteNamespacesNow,
+  kubeconfig,
+  kubectl,
+  kubectlApply,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
@@ -44,9 +51,7 @@ describe.runIf(local)('kubemod-ts operator lifecycle', () => {
     for (const args of cleanup.reverse()) await kubectl(args).catch(() => undefined);
     await op.stop();
     await second?.stop();
-    await kubectl(['delete', 'namespace', nsA, '--wait=false', '--ignore-not-found']).catch(
-      () => undefined,
-    );
+    await deleteNamespacesNow([nsA]).catch(() => undefined);
   });
 
   it('patches through the operator', async () => {

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import {
+  deleteNamespacesNow,
+  kubeconfig,
+  kubectl,
+  kubectlApply,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
@@ -11,7 +18,9 @@ import { applyRuleTo, configMap, deployment, get, modRule } from './support/oper
 
 // The operator, run in-process against the e2e API server with URL-based webhook configurations
 // (config/webhook with each service reference replaced by the operator's loopback URL): what
-// ModRules do to objects. Certificate, replica and shutdown behaviour: operator-lifecycle.e2e.test.ts.
+// ModRules do to objects. Certificate, replica and shutdown behaviour: operator-lifecycle.e2e.test.ts;
+// Pods made by controllers and bound by the scheduler (sidecars, node references, rollouts,
+// rejections): workloads.e2e.test.ts.
 
 const local = inject('localControlPlane');
 let op: TestOperator;
@@ -36,9 +45,7 @@ describe.runIf(local)('kubemod-ts operator', () => {
     await deleteWebhookConfigurations(kubectl).catch(() => undefined);
     for (const args of cleanup.reverse()) await kubectl(args).catch(() => undefined);
     expect(await op.stop()).toBe(0);
-    await kubectl(['delete', 'namespace', nsA, nsB, '--wait=false', '--ignore-not-found']).catch(
-      () => undefined,
-    );
+    await deleteNamespacesNow([nsA, nsB]).catch(() => undefined);
   });
 
   it('patches a Deployment in the rule namespace only, and writes Ready status', async () => {
@@ -181,72 +188,6 @@ describe.runIf(local)('kubemod-ts operator', () => {
     await kubectlApply(configMap('plain', nsA));
     expect((await get(['configmap', 'tasty', '-n', blue])).metadata.labels?.flavor).toBe('mint');
     expect((await get(['configmap', 'plain', '-n', nsA])).metadata.labels?.flavor).toBeUndefined();
-  });
-
-  it('injects the node reference on pods/binding and patches from the node labels', async () => {
-    const node = uniqueName('node');
-    await kubectlApply({
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: {
-        name: node,
-        labels: { 'topology.kubernetes.io/region': 'eu-1', 'topology.kubernetes.io/zone': 'eu-1a' },
-      },
-    });
-    cleanup.push(['delete', 'node', node, '--ignore-not-found']);
-    await applyRule(uniqueName('node-labels'), SYSTEM_NAMESPACE, {
-      type: 'Patch',
-      targetNamespaceRegex: nsA,
-      admissionOperations: ['UPDATE'],
-      match: [
-        { select: '$.kind', matchValue: 'Pod' },
-        { select: '$.syntheticRefs.node.metadata.labels' },
-      ],
-      patch: [
-        {
-          op: 'add',
-          path: '/metadata/labels/topology.kubernetes.io~1region',
-          value:
-            '"{{ index .Target.syntheticRefs.node.metadata.labels "topology.kubernetes.io/region" }}"',
-        },
-        {
-          op: 'add',
-          path: '/metadata/labels/topology.kubernetes.io~1zone',
-          value:
-            '"{{ index .Target.syntheticRefs.node.metadata.labels "topology.kubernetes.io/zone" }}"',
-        },
-      ],
-    });
-    await kubectlApply({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: 'scheduled',
-        namespace: nsA,
-        annotations: { 'ref.kubemod.io/inject-node-ref': 'true' },
-      },
-      spec: { containers: [{ name: 'main', image: 'nginx:1.25' }] },
-    });
-    const binding = {
-      apiVersion: 'v1',
-      kind: 'Binding',
-      metadata: { name: 'scheduled', namespace: nsA },
-      target: { apiVersion: 'v1', kind: 'Node', name: node },
-    };
-    await kubectl(
-      ['create', '--raw', `/api/v1/namespaces/${nsA}/pods/scheduled/binding`, '-f', '-'],
-      { input: JSON.stringify(binding) },
-    );
-    const pod = await waitFor(
-      'pod labelled from its node',
-      async () => {
-        const p = await get(['pod', 'scheduled', '-n', nsA]);
-        return p.metadata.labels?.['topology.kubernetes.io/zone'] === undefined ? undefined : p;
-      },
-      15_000,
-    );
-    expect(pod.metadata.annotations?.['ref.kubemod.io/nodename']).toBe(node);
-    expect(pod.metadata.labels?.['topology.kubernetes.io/region']).toBe('eu-1');
   });
 
   it('keeps kubectl apply (twice, and server-side) consistent with an injected sidecar', async () => {

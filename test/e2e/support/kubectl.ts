@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
 import { inject } from 'vitest';
 
 export interface KubectlOptions {
@@ -68,5 +70,41 @@ export async function waitFor<T>(
       throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${description}${cause}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The API server URL and CA of the e2e cluster's kubeconfig (for calls without kubectl). */
+export function clusterEndpoint(): { server: string; caPem: string } {
+  const config = load(readFileSync(kubeconfig(), 'utf8')) as {
+    clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[];
+  };
+  const cluster = config.clusters?.[0]?.cluster;
+  const server = cluster?.server;
+  const ca = cluster?.['certificate-authority-data'];
+  if (server === undefined || ca === undefined) {
+    throw new Error(`kubeconfig ${kubeconfig()} has no server with certificate-authority-data`);
+  }
+  return { server, caPem: Buffer.from(ca, 'base64').toString('utf8') };
+}
+
+/**
+ * Deletes namespaces without waiting, then force-deletes their Pods: with no kubelet to confirm
+ * a scheduled Pod's graceful deletion it would stay Terminating, and so would its namespace. (A
+ * terminating namespace accepts no new Pods, so no controller recreates them.)
+ */
+export async function deleteNamespacesNow(names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  await kubectl(['delete', 'namespace', ...names, '--wait=false', '--ignore-not-found']);
+  for (const name of names) {
+    await kubectl([
+      'delete',
+      'pods',
+      '--all',
+      '-n',
+      name,
+      '--force',
+      '--grace-period=0',
+      '--ignore-not-found',
+    ]);
   }
 }

@@ -27,16 +27,24 @@ function loadDocs(relativePath: string): Doc[] {
   );
 }
 
-/** Creates the namespace, or un-sticks one a previous run left Terminating (no namespace controller here). */
+/**
+ * Creates the namespace; one a previous run left Terminating is first let go: its Pods are
+ * force-deleted (no kubelet confirms their deletion), then the namespace controller finishes.
+ */
 export async function ensureNamespace(kubectl: Kubectl, name: string): Promise<void> {
-  const out = await kubectl(['get', 'namespace', '--ignore-not-found', '-o', 'json', name]);
-  if (out.trim() !== '') {
-    const ns = JSON.parse(out) as Doc;
+  const read = async (): Promise<Doc | undefined> => {
+    const out = await kubectl(['get', 'namespace', '--ignore-not-found', '-o', 'json', name]);
+    return out.trim() === '' ? undefined : (JSON.parse(out) as Doc);
+  };
+  const ns = await read();
+  if (ns !== undefined) {
     if (ns.metadata?.deletionTimestamp === undefined) return;
-    const finalized = { ...ns, spec: { ...ns.spec, finalizers: [] } };
-    await kubectl(['replace', '--raw', `/api/v1/namespaces/${name}/finalize`, '-f', '-'], {
-      input: JSON.stringify(finalized),
-    });
+    await kubectl(['delete', 'pods', '--all', '-n', name, '--force', '--grace-period=0']);
+    await waitFor(
+      `namespace ${name} to finish terminating`,
+      async () => ((await read()) === undefined ? true : undefined),
+      90_000,
+    );
   }
   await kubectl(['create', 'namespace', name]);
 }

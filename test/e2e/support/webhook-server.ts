@@ -17,6 +17,7 @@ export interface AdmissionRequest {
   readonly operation: string;
   readonly dryRun?: boolean;
   readonly object?: unknown;
+  readonly userInfo?: { readonly username: string; readonly groups?: readonly string[] };
 }
 
 export interface JsonPatchOperation {
