@@ -222,12 +222,19 @@ describe('bundle.yaml', () => {
     );
   });
 
-  it('accepts every sample in samples/', async () => {
-    const files = sampleFiles(join(repoRoot, 'samples'));
+  it('accepts every Kubernetes manifest in samples/', async () => {
+    // samples/ also holds kubemod-test files (`kubemod-ts test` input, not cluster objects).
+    const files = sampleFiles(join(repoRoot, 'samples')).filter(
+      (file) => !file.endsWith('kubemod-test.yaml'),
+    );
     for (const file of files) {
       const docs = loadAll(readFileSync(file, 'utf8')).filter(
         (doc): doc is KubeObject => typeof doc === 'object' && doc !== null,
       );
+      expect(
+        docs.every((doc) => typeof doc.kind === 'string' && typeof doc.metadata === 'object'),
+        `${file} holds only Kubernetes objects`,
+      ).toBe(true);
       // Objects without a namespace go to this test's namespace; the others where they say.
       const withoutNamespace = docs.filter((doc) => doc.metadata.namespace === undefined);
       const withNamespace = docs.filter((doc) => doc.metadata.namespace !== undefined);
