@@ -435,9 +435,13 @@ describe.runIf(local)('audit of existing objects', () => {
       stringData: { k: 'v' },
     });
     const label = [{ op: 'add', path: '/metadata/labels/audit-e2e', value: 'seen' }];
+    // Named: the controller manager also puts kube-root-ca.crt in every namespace.
     await applyRule(op, 'cm', nsRbac, {
       type: 'Patch',
-      match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+      match: [
+        { select: '$.kind', matchValue: 'ConfigMap' },
+        { select: '$.metadata.name', matchValue: 'old' },
+      ],
       patch: label,
     });
     await applyRule(op, 'secret', nsRbac, {
