@@ -10,10 +10,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
 import { repoRoot } from '../test/cluster/binaries.js';
 import { startControlPlane } from '../test/cluster/control-plane.js';
 import { createKubeClient, type KubeClient } from '../src/controller/kube-client.js';
+import { kubeconfigConnection } from '../src/controller/kube-connection.js';
 import { parseOperatorArgs } from '../src/cli/operator-config.js';
 import { startOperator } from '../src/controller/operator.js';
 import { sleepWithSignal } from '../src/controller/informer.js';
@@ -142,9 +142,7 @@ async function child(kubeconfigPath: string, rules: number): Promise<void> {
     {},
   );
   if (parsed.kind !== 'config') throw new Error('unexpected help');
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath);
-  const client = createKubeClient(kc);
+  const client = createKubeClient(kubeconfigConnection(kubeconfigPath));
   const operator = await startOperator(parsed.config, {
     client,
     logger: createSilentLogger(),
@@ -186,9 +184,11 @@ async function main(): Promise<void> {
   }
   const plane = await startControlPlane();
   try {
-    const kc = new KubeConfig();
-    kc.loadFromFile(plane.kubeconfigPath);
-    const populateMs = await populate(createKubeClient(kc), rules, namespaces);
+    const populateMs = await populate(
+      createKubeClient(kubeconfigConnection(plane.kubeconfigPath)),
+      rules,
+      namespaces,
+    );
     console.log(
       `created ${String(rules)} ModRules in ${String(namespaces)} namespaces in ${(populateMs / 1000).toFixed(1)} s`,
     );
