@@ -30,6 +30,11 @@ export interface KubeRequest {
   readonly body?: unknown;
   /** Defaults to application/json; use application/merge-patch+json or application/json-patch+json for PATCH. */
   readonly contentType?: string;
+  /**
+   * The caller does not read the answer (e.g. a status write, whose answer is the whole object):
+   * a successful response's body is drained without being kept or parsed, and `{}` resolves.
+   */
+  readonly discardResponse?: boolean;
 }
 
 export interface RawWatchEvent {
@@ -127,6 +132,15 @@ export function createKubeClient(
     };
     return new Promise<JsonObject>((resolve, reject) => {
       const r = httpsRequest(opts, (res) => {
+        const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+        if (ok && req.discardResponse === true) {
+          res.on('end', () => {
+            resolve({});
+          });
+          res.on('error', reject);
+          res.resume();
+          return;
+        }
         readAll(res).then((body) => {
           const code = res.statusCode ?? 0;
           if (code < 200 || code >= 300) {
