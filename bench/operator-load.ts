@@ -3,9 +3,12 @@
  * operator started in a child process (so its RSS is its own) until /readyz-equivalent readiness.
  *
  *   npx tsc -p tsconfig.bench.json && node dist/bench/operator-load.js [--rules 5000] [--namespaces 500]
+ *     [--node-options '<flags>']
  *
  * Prints startup-to-ready (process start → every informer synced → rules compiled into the store),
  * the time until the leader has written every ModRule's Ready status, and RSS/heap at that size.
+ * The operator runs with the NODE_OPTIONS its Deployment sets (config/manager/deployment.yaml),
+ * as shipped; `--node-options ''` runs it with V8's defaults instead.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -168,12 +171,34 @@ async function child(kubeconfigPath: string, rules: number): Promise<void> {
   await operator.stop();
 }
 
+/** The NODE_OPTIONS of the operator container in config/manager/deployment.yaml. */
+async function shippedNodeOptions(): Promise<string> {
+  const { loadAll } = await import('js-yaml');
+  const { readFileSync } = await import('node:fs');
+  interface Deployment {
+    kind?: string;
+    spec?: {
+      template?: {
+        spec?: { containers?: { name: string; env?: { name: string; value?: string }[] }[] };
+      };
+    };
+  }
+  const docs = loadAll(
+    readFileSync(join(repoRoot(), 'config', 'manager', 'deployment.yaml'), 'utf8'),
+  ) as Deployment[];
+  const container = docs
+    .find((d) => d.kind === 'Deployment')
+    ?.spec?.template?.spec?.containers?.find((c) => c.name === 'operator');
+  return container?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       rules: { type: 'string' },
       namespaces: { type: 'string' },
       child: { type: 'string' },
+      'node-options': { type: 'string' },
     },
   });
   const rules = Number(values.rules ?? 5000);
@@ -182,6 +207,7 @@ async function main(): Promise<void> {
     await child(values.child, rules);
     return;
   }
+  const nodeOptions = values['node-options'] ?? (await shippedNodeOptions());
   const plane = await startControlPlane();
   try {
     const populateMs = await populate(
@@ -207,6 +233,7 @@ async function main(): Promise<void> {
         ],
         {
           stdio: ['ignore', 'pipe', 'inherit'],
+          env: { ...process.env, NODE_OPTIONS: nodeOptions },
         },
       );
       let text = '';
@@ -227,7 +254,7 @@ async function main(): Promise<void> {
     console.log(
       `RSS at ready ${fmt(r.rssAtReadyMb)} MiB; after statuses + GC ${fmt(r.rssSettledMb)} MiB (heap used ${fmt(r.heapUsedSettledMb)} MiB)`,
     );
-    console.log(`node ${process.version}`);
+    console.log(`node ${process.version}, NODE_OPTIONS=${JSON.stringify(nodeOptions)}`);
   } finally {
     await plane.stop();
   }
