@@ -257,3 +257,23 @@ export function inClusterConnection(options: InClusterOptions): KubeConnection {
     },
   };
 }
+
+/** The part of a client-node KubeConfig that {@link kubeConfigConnection} uses. */
+export interface KubeConfigLike {
+  getCurrentCluster(): { readonly server: string } | null;
+  applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
+}
+
+/**
+ * A connection through a loaded client-node KubeConfig, for commands that load the kubeconfig
+ * as kubectl does (contexts, $KUBECONFIG lists, ~/.kube/config) and can afford client-node's
+ * index. The operator uses {@link kubeconfigConnection} or {@link inClusterConnection}.
+ */
+export function kubeConfigConnection(kc: KubeConfigLike): KubeConnection {
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new KubemodError('CLUSTER', 'the kubeconfig has no current cluster');
+  return {
+    server: new URL(cluster.server),
+    authorize: (opts) => kc.applyToHTTPSOptions(opts),
+  };
+}

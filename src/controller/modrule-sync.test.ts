@@ -114,6 +114,44 @@ describe('bindModRuleInformer over a cache of retained identities', () => {
   });
 });
 
+describe('retainedModRule', () => {
+  it('keeps identity, generation, the apply-to-existing annotation and its status only', () => {
+    const obj = {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: {
+        name: 'r',
+        namespace: 'a',
+        uid: 'u1',
+        resourceVersion: '7',
+        generation: 3,
+        labels: { team: 'x' },
+        annotations: { 'api.kubemod.io/apply-to-existing': 'true', other: 'y' },
+        managedFields: [{ manager: 'kubectl' }],
+      },
+      spec: valid,
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        applyToExisting: { phase: 'Running', updated: 4 },
+      },
+    };
+    expect(retainedModRule(obj)).toEqual({
+      metadata: {
+        name: 'r',
+        namespace: 'a',
+        uid: 'u1',
+        resourceVersion: '7',
+        generation: 3,
+        annotations: { 'api.kubemod.io/apply-to-existing': 'true' },
+      },
+      status: { applyToExisting: { phase: 'Running', updated: 4 } },
+    });
+    expect(retainedModRule({ metadata: { name: 'r', annotations: { other: 'y' } } })).toEqual({
+      metadata: { name: 'r' },
+    });
+  });
+});
+
 describe('status', () => {
   const loaded: RuleLoadResult = {
     namespace: 'a',

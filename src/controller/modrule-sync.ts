@@ -1,5 +1,6 @@
 import { formatFieldErrors, validateModRule } from '../api/index.js';
 import type { JsonObject } from '../engine/json.js';
+import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
 import type { Compilers } from '../engine/compilers.js';
 import { unexpectedCompileError } from '../rules/compile-modrule.js';
@@ -113,17 +114,28 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
 
 /**
  * What the ModRule informer keeps of a rule once it is compiled into the store: its identity and
- * generation (for status writes, Events and telling status-only updates apart). The spec, status
- * and managedFields, most of the object, are not kept.
+ * generation (status writes, Events, telling status-only updates apart), and what the
+ * apply-to-existing controller reads (its annotation and `status.applyToExisting`). The spec, the
+ * rest of the status and managedFields, most of the object, are not kept.
  */
 export function retainedModRule(obj: KubeObject): KubeObject {
-  const meta = (obj.metadata ?? {}) as Record<string, unknown>;
-  const metadata: Record<string, string | number> = {};
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const metadata: JsonObject = {};
   for (const field of ['name', 'namespace', 'uid', 'resourceVersion', 'generation'] as const) {
     const value = meta[field];
     if (typeof value === 'string' || typeof value === 'number') metadata[field] = value;
   }
-  return { metadata };
+  const applyToExisting = isObject(meta.annotations)
+    ? meta.annotations[APPLY_TO_EXISTING_ANNOTATION]
+    : undefined;
+  if (typeof applyToExisting === 'string')
+    metadata.annotations = { [APPLY_TO_EXISTING_ANNOTATION]: applyToExisting };
+  const status = isObject(obj.status) ? obj.status.applyToExisting : undefined;
+  return status === undefined ? { metadata } : { metadata, status: { applyToExisting: status } };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
