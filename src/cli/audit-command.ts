@@ -3,6 +3,7 @@ import { parseDocuments } from '../engine/load-rules.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
 import { createKubeClient } from '../controller/kube-client.js';
+import { kubeConfigConnection } from '../controller/kube-connection.js';
 import { compileDocumentsSafely } from '../rules/rule-file.js';
 import type { AuditApi } from '../audit/audit-api.js';
 import type { AuditProgress } from '../audit/audit-run.js';
@@ -92,7 +93,8 @@ export async function runAudit(argv: readonly string[], io: AuditIo): Promise<nu
 }
 
 async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
-  const api = io.api ?? kubeAuditApi(createKubeClient(loadAuditKubeConfig(config)));
+  const api =
+    io.api ?? kubeAuditApi(createKubeClient(kubeConfigConnection(loadAuditKubeConfig(config))));
   const unreadable: Unreadable[] = [];
   const notes: string[] = [];
 

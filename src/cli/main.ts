@@ -17,8 +17,8 @@ Run 'kubemod-ts <command> --help' for a command's options.
 
 /**
  * Dispatches a command line to its command; returns the exit code. Each command's module is
- * imported only when it runs: the operator's Kubernetes client alone adds ~70 MB of RSS, which
- * `serve` and `dryrun` never need.
+ * imported only when it runs: `serve` and `dryrun` never load the operator's Kubernetes client,
+ * informers and certificate code.
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;

@@ -1,9 +1,13 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient } from '../controller/kube-client.js';
+import {
+  inClusterConnection,
+  kubeconfigConnection,
+  type KubeConnection,
+} from '../controller/kube-connection.js';
 import { sleepWithSignal } from '../controller/informer.js';
 import { startOperator, type RunningOperator } from '../controller/operator.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
-import { createLogger, type LogDestination } from '../observability/logger.js';
+import { createLogger, type LogDestination, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { CliIo } from './cli-io.js';
 import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
@@ -15,14 +19,24 @@ export interface OperatorIo extends CliIo {
   readonly onStarted?: (operator: RunningOperator) => void;
   /** Where log lines go; defaults to stdout. */
   readonly logDestination?: LogDestination;
+  /** Where the in-cluster token and ca.crt are mounted (tests); defaults to the Pod's path. */
+  readonly serviceAccountDir?: string;
 }
 
-/** Loads the kubeconfig file named in the config, or the in-cluster configuration. */
-export function loadKubeConfig(config: OperatorConfig): KubeConfig {
-  const kc = new KubeConfig();
-  if (config.kubeconfig === undefined) kc.loadFromCluster();
-  else kc.loadFromFile(config.kubeconfig);
-  return kc;
+/** The kubeconfig file named in the config, or the in-cluster configuration of the Pod. */
+export function loadConnection(
+  config: OperatorConfig,
+  io: Pick<OperatorIo, 'env' | 'serviceAccountDir'>,
+  logger: Logger,
+): KubeConnection {
+  if (config.kubeconfig !== undefined) return kubeconfigConnection(config.kubeconfig);
+  return inClusterConnection({
+    env: io.env,
+    ...(io.serviceAccountDir === undefined ? {} : { serviceAccountDir: io.serviceAccountDir }),
+    onTokenError: (err) => {
+      logger.warn({ err: describeError(err) }, 'could not re-read the service-account token');
+    },
+  });
 }
 
 /**
@@ -50,7 +64,7 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
   let operator: RunningOperator;
   const lifetime = new AbortController();
   try {
-    const client = createKubeClient(loadKubeConfig(config));
+    const client = createKubeClient(loadConnection(config, io, logger));
     operator = await startOperator(config, {
       client,
       logger,

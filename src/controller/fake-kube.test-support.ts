@@ -53,6 +53,21 @@ export class FakeKube implements KubeClient {
     }
   }
 
+  /** The objects stored directly under `path` (POSTed to it), one by one. */
+  list(
+    path: string,
+    _query: unknown,
+    onItem: (item: JsonObject, head: JsonObject) => void,
+  ): Promise<JsonObject> {
+    this.calls.push(`LIST ${path}`);
+    if (this.down) return Promise.reject(new KubeApiError(0, 'connection refused'));
+    const head = { kind: 'List', apiVersion: 'v1' };
+    for (const [key, obj] of this.objects)
+      if (key.startsWith(`${path}/`) && !key.slice(path.length + 1).includes('/'))
+        onItem(clone(obj), head);
+    return Promise.resolve({ ...head, metadata: { resourceVersion: String(this.rv) } });
+  }
+
   watch(): WatchHandle {
     return { stop: () => undefined, done: new Promise(() => undefined) };
   }

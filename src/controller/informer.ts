@@ -10,14 +10,13 @@ import {
 /** A Kubernetes object as the informer sees it: metadata.name/namespace/resourceVersion are read. */
 export type KubeObject = JsonObject;
 
-export interface ListResult {
-  readonly items: readonly KubeObject[];
-  readonly resourceVersion: string;
-}
-
 /** The impure half of an informer: list, and watch from a resourceVersion. */
 export interface ListWatch {
-  list(): Promise<ListResult>;
+  /**
+   * Lists the collection, handing over each page of items as it arrives (so a large collection
+   * is never held raw all at once); resolves the list's resourceVersion.
+   */
+  list(onPage: (items: readonly KubeObject[]) => void): Promise<string>;
   watch(resourceVersion: string, onEvent: (event: RawWatchEvent) => void): WatchHandle;
 }
 
@@ -45,6 +44,12 @@ export interface InformerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /** Applied to every object before it is cached and handed out (e.g. to drop managedFields). */
   readonly transform?: (obj: KubeObject) => KubeObject;
+  /**
+   * What the cache keeps of each (transformed) object, when handlers consume the objects and
+   * only part of them is needed later: `get`, `list`, the old object of `update` and `delete`
+   * see this form. It must keep metadata.name, namespace and resourceVersion. Default: all.
+   */
+  readonly retain?: (obj: KubeObject) => KubeObject;
 }
 
 /** Drops metadata.managedFields, which nothing in the operator reads and which dominates object size. */
@@ -111,28 +116,35 @@ export function createInformer(source: ListWatch, options: InformerOptions): Inf
     for (const h of handlers.delete) h(obj);
   };
 
-  const transform = options.transform ?? ((obj: KubeObject): KubeObject => obj);
-  const upsert = (raw: KubeObject): void => {
+  const identity = (obj: KubeObject): KubeObject => obj;
+  const transform = options.transform ?? identity;
+  const retain = options.retain ?? identity;
+  /** Caches the object and tells the handlers; returns its key. */
+  const upsert = (raw: KubeObject): string => {
     const obj = transform(raw);
     const key = objectKey(obj);
     const old = cache.get(key);
-    cache.set(key, obj);
+    cache.set(key, retain(obj));
     if (old === undefined) emitAdd(obj);
     else if (resourceVersionOf(old) !== resourceVersionOf(obj) || resourceVersionOf(obj) === '')
       emitUpdate(obj, old);
+    return key;
   };
 
-  const replaceAll = (items: readonly KubeObject[]): void => {
+  /** A full list: pages are applied as they arrive, then what the list no longer has is deleted. */
+  const relist = async (aborted: () => boolean): Promise<string | undefined> => {
     const seen = new Set<string>();
-    for (const obj of items) {
-      seen.add(objectKey(obj));
-      upsert(obj);
-    }
+    const resourceVersion = await source.list((items) => {
+      if (aborted()) return;
+      for (const obj of items) seen.add(upsert(obj));
+    });
+    if (aborted()) return undefined;
     for (const [key, old] of [...cache]) {
       if (seen.has(key)) continue;
       cache.delete(key);
       emitDelete(old);
     }
+    return resourceVersion;
   };
 
   const applyEvent = (event: RawWatchEvent, onBookmark: (rv: string) => void): void => {
@@ -142,7 +154,7 @@ export function createInformer(source: ListWatch, options: InformerOptions): Inf
       const key = objectKey(event.object);
       const old = cache.get(key);
       cache.delete(key);
-      emitDelete(old ?? event.object);
+      emitDelete(old ?? retain(transform(event.object)));
     }
     if (rv !== '') onBookmark(rv);
   };
@@ -152,15 +164,14 @@ export function createInformer(source: ListWatch, options: InformerOptions): Inf
     let failures = 0;
     while (!signal.aborted) {
       try {
-        const listed = await source.list();
-        if (aborted()) return;
-        replaceAll(listed.items);
+        const listed = await relist(aborted);
+        if (listed === undefined) return;
         if (!synced) {
           synced = true;
           resolveSynced();
         }
         failures = 0;
-        let rv = listed.resourceVersion;
+        let rv = listed;
         // Re-watch after normal closes; leave this loop (to relist) on any watch error.
         for (;;) {
           if (aborted()) return;
@@ -213,25 +224,37 @@ export function createInformer(source: ListWatch, options: InformerOptions): Inf
   };
 }
 
-/** List/watch of one API collection path (e.g. `/api/v1/namespaces`) through a KubeClient. */
+/** Items handed to the informer at a time while a list streams in. */
+const LIST_BATCH = 100;
+
+/**
+ * List/watch of one API collection path (e.g. `/api/v1/namespaces`) through a KubeClient. The
+ * list is one request (the API server answers it from its watch cache) read as it streams in, so
+ * the whole response is never held: items reach the informer in small batches while the rest of
+ * the body is still arriving.
+ */
 export function collectionListWatch(
   client: KubeClient,
   path: string,
   query: QueryParams = {},
 ): ListWatch {
   return {
-    async list(): Promise<ListResult> {
-      const result = await client.request({ method: 'GET', path, query });
-      const items = Array.isArray(result.items) ? (result.items as KubeObject[]) : [];
-      const kind = typeof result.kind === 'string' ? result.kind.replace(/List$/, '') : undefined;
-      const apiVersion = result.apiVersion;
-      return {
+    async list(onPage): Promise<string> {
+      let batch: KubeObject[] = [];
+      const result = await client.list(path, query, (item, head) => {
+        const kind = typeof head.kind === 'string' ? head.kind.replace(/List$/, '') : undefined;
         // Lists omit kind/apiVersion on items; put them back so caches hold full manifests.
-        items: items.map((item) =>
-          kind === undefined ? item : { apiVersion: apiVersion ?? null, kind, ...item },
-        ),
-        resourceVersion: resourceVersionOf(result),
-      };
+        batch.push(
+          kind === undefined ? item : { apiVersion: head.apiVersion ?? null, kind, ...item },
+        );
+        if (batch.length >= LIST_BATCH) {
+          const full = batch;
+          batch = [];
+          onPage(full);
+        }
+      });
+      if (batch.length > 0) onPage(batch);
+      return resourceVersionOf(result);
     },
     watch(resourceVersion, onEvent): WatchHandle {
       return client.watch(

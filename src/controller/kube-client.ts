@@ -1,9 +1,10 @@
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { createInterface } from 'node:readline';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonObject } from '../engine/json.js';
+import type { KubeConnection } from './kube-connection.js';
+import { createListSplitter } from './list-splitter.js';
 
 /** A Kubernetes API failure: the HTTP status (0 when the server was unreachable) and its message. */
 export class KubeApiError extends KubemodError {
@@ -29,6 +30,11 @@ export interface KubeRequest {
   readonly body?: unknown;
   /** Defaults to application/json; use application/merge-patch+json or application/json-patch+json for PATCH. */
   readonly contentType?: string;
+  /**
+   * The caller does not read the answer (e.g. a status write, whose answer is the whole object):
+   * a successful response's body is drained without being kept or parsed, and `{}` resolves.
+   */
+  readonly discardResponse?: boolean;
 }
 
 export interface RawWatchEvent {
@@ -45,6 +51,15 @@ export interface WatchHandle {
 /** The few Kubernetes API calls the operator makes, so everything above it can be tested with a fake. */
 export interface KubeClient {
   request(req: KubeRequest): Promise<JsonObject>;
+  /**
+   * GET of a collection, read as it streams in: each item is handed to `onItem` once it has
+   * arrived (with the list's kind and apiVersion in `head`); resolves the list without its items.
+   */
+  list(
+    path: string,
+    query: QueryParams,
+    onItem: (item: JsonObject, head: JsonObject) => void,
+  ): Promise<JsonObject>;
   watch(path: string, query: QueryParams, onEvent: (event: RawWatchEvent) => void): WatchHandle;
 }
 
@@ -81,15 +96,15 @@ function statusMessage(body: string, statusCode: number): string {
   return `HTTP ${statusCode}${body === '' ? '' : `: ${body.slice(0, 200)}`}`;
 }
 
-/** A KubeClient over node:https, authenticated by a client-node KubeConfig (kubeconfig file or in-cluster). */
+/** A KubeClient over node:https, with the server and credentials of a kubeconfig or the Pod. */
 export function createKubeClient(
-  kc: KubeConfig,
+  connection: KubeConnection,
   options: { timeoutMs?: number; watchIdleMs?: number } = {},
 ): KubeClient {
-  const cluster = kc.getCurrentCluster();
-  if (cluster === null) throw new KubemodError('CLUSTER', 'the kubeconfig has no current cluster');
-  const base = new URL(cluster.server);
+  const base = connection.server;
+  // Requests share keep-alive connections; each watch holds its own for its whole life.
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const watchAgent = new Agent({ keepAlive: false });
   const timeoutMs = options.timeoutMs ?? 30_000;
   const watchIdleMs = options.watchIdleMs ?? 420_000;
 
@@ -101,7 +116,7 @@ export function createKubeClient(
       path: `${base.pathname.replace(/\/$/, '')}${path}`,
       headers: {},
     };
-    await kc.applyToHTTPSOptions(opts);
+    await connection.authorize(opts);
     return opts;
   };
 
@@ -117,6 +132,15 @@ export function createKubeClient(
     };
     return new Promise<JsonObject>((resolve, reject) => {
       const r = httpsRequest(opts, (res) => {
+        const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+        if (ok && req.discardResponse === true) {
+          res.on('end', () => {
+            resolve({});
+          });
+          res.on('error', reject);
+          res.resume();
+          return;
+        }
         readAll(res).then((body) => {
           const code = res.statusCode ?? 0;
           if (code < 200 || code >= 300) {
@@ -136,6 +160,62 @@ export function createKubeClient(
     });
   };
 
+  const list = async (
+    path: string,
+    query: QueryParams,
+    onItem: (item: JsonObject, head: JsonObject) => void,
+  ): Promise<JsonObject> => {
+    const opts = await baseOptions('GET', buildPath(path, query));
+    opts.agent = agent;
+    opts.timeout = timeoutMs;
+    opts.headers = { ...headerObject(opts.headers), accept: 'application/json' };
+    return new Promise<JsonObject>((resolve, reject) => {
+      const fail = (err: unknown): void => {
+        reject(
+          err instanceof KubeApiError
+            ? err
+            : new KubeApiError(
+                0,
+                `GET ${path}: ${err instanceof Error ? err.message : String(err)}`,
+                {
+                  cause: err,
+                },
+              ),
+        );
+      };
+      const r = httpsRequest(opts, (res) => {
+        const code = res.statusCode ?? 0;
+        if (code < 200 || code >= 300) {
+          readAll(res).then((body) => {
+            reject(new KubeApiError(code, `GET ${path}: ${statusMessage(body, code)}`));
+          }, fail);
+          return;
+        }
+        const splitter = createListSplitter(onItem);
+        res.on('data', (chunk: Buffer) => {
+          try {
+            splitter.write(chunk);
+          } catch (err) {
+            // A malformed response, or a handler that threw: stop reading.
+            r.destroy();
+            fail(err);
+          }
+        });
+        res.on('end', () => {
+          try {
+            resolve(splitter.end());
+          } catch (err) {
+            fail(err);
+          }
+        });
+        res.on('error', fail);
+      });
+      r.on('timeout', () => r.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+      r.on('error', fail);
+      r.end();
+    });
+  };
+
   const watch = (
     path: string,
     query: QueryParams,
@@ -149,6 +229,7 @@ export function createKubeClient(
           resolve();
           return;
         }
+        opts.agent = watchAgent;
         opts.headers = { ...headerObject(opts.headers), accept: 'application/json' };
         const r = httpsRequest(opts, (res) => {
           const code = res.statusCode ?? 0;
@@ -218,5 +299,5 @@ export function createKubeClient(
     };
   };
 
-  return { request, watch };
+  return { request, list, watch };
 }

@@ -3,7 +3,14 @@ import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { createSilentLogger } from '../observability/logger.js';
 import { FakeKube } from './fake-kube.test-support.js';
-import { loadModRule, type RuleLoadResult } from './modrule-sync.js';
+import { createInformer } from './informer.js';
+import type { RawWatchEvent } from './kube-client.js';
+import {
+  bindModRuleInformer,
+  loadModRule,
+  retainedModRule,
+  type RuleLoadResult,
+} from './modrule-sync.js';
 import { desiredStatus, StatusWriter } from './status-writer.js';
 
 function rule(name: string, spec: JsonObject, status?: JsonObject): JsonObject {
@@ -43,6 +50,105 @@ describe('loadModRule', () => {
     expect(result.ready).toBe(false);
     expect(result.message).toMatch(/spec\.match\[0\]\.matchRegex/);
     expect(store.get('a', 'r')).toBeUndefined();
+  });
+});
+
+describe('bindModRuleInformer over a cache of retained identities', () => {
+  function versioned(obj: JsonObject, resourceVersion: string, generation: number): JsonObject {
+    return {
+      ...obj,
+      metadata: {
+        ...(obj.metadata as JsonObject),
+        resourceVersion,
+        generation,
+        managedFields: [{ manager: 'kubectl' }],
+      },
+    };
+  }
+
+  it('keeps only identity, compiles on spec changes, and skips recompiling on status writes', async () => {
+    let emit: (event: RawWatchEvent) => void = () => undefined;
+    const informer = createInformer(
+      {
+        list: (onPage) => {
+          onPage([versioned(rule('r', valid), '1', 1)]);
+          return Promise.resolve('1');
+        },
+        watch: (_rv, onEvent) => {
+          emit = onEvent;
+          return { stop: () => undefined, done: new Promise(() => undefined) };
+        },
+      },
+      { delay: () => Promise.resolve(), retain: retainedModRule },
+    );
+    const store = new RuleStore();
+    const results: (RuleLoadResult | undefined)[] = [];
+    bindModRuleInformer(informer, {
+      ...options(store),
+      onResult: (_key, result) => results.push(result),
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.get('a/r')).toEqual({
+      metadata: { name: 'r', namespace: 'a', uid: 'u1', resourceVersion: '1', generation: 1 },
+    });
+    const compiled = store.get('a', 'r');
+    expect(compiled).toBeDefined();
+
+    // Our own status write: same generation, the compiled rule stays, the new status is reported.
+    const status = { conditions: [{ type: 'Ready', status: 'True' }] };
+    emit({ type: 'MODIFIED', object: versioned(rule('r', valid, status), '2', 1) });
+    expect(store.get('a', 'r')).toBe(compiled);
+    expect(results[1]).toMatchObject({ ready: true, currentStatus: status });
+
+    // A spec change bumps the generation and is compiled (here: into an invalid rule).
+    const broken = { ...valid, match: [{ select: '$.kind', matchRegex: '(' }] };
+    emit({ type: 'MODIFIED', object: versioned(rule('r', broken), '3', 2) });
+    expect(store.get('a', 'r')).toBeUndefined();
+    expect(results[2]).toMatchObject({ ready: false, reason: 'CompileFailed', generation: 2 });
+
+    emit({ type: 'DELETED', object: versioned(rule('r', broken), '4', 2) });
+    expect(results[3]).toBeUndefined();
+    expect(informer.list()).toEqual([]);
+    informer.stop();
+  });
+});
+
+describe('retainedModRule', () => {
+  it('keeps identity, generation, the apply-to-existing annotation and its status only', () => {
+    const obj = {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: {
+        name: 'r',
+        namespace: 'a',
+        uid: 'u1',
+        resourceVersion: '7',
+        generation: 3,
+        labels: { team: 'x' },
+        annotations: { 'api.kubemod.io/apply-to-existing': 'true', other: 'y' },
+        managedFields: [{ manager: 'kubectl' }],
+      },
+      spec: valid,
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        applyToExisting: { phase: 'Running', updated: 4 },
+      },
+    };
+    expect(retainedModRule(obj)).toEqual({
+      metadata: {
+        name: 'r',
+        namespace: 'a',
+        uid: 'u1',
+        resourceVersion: '7',
+        generation: 3,
+        annotations: { 'api.kubemod.io/apply-to-existing': 'true' },
+      },
+      status: { applyToExisting: { phase: 'Running', updated: 4 } },
+    });
+    expect(retainedModRule({ metadata: { name: 'r', annotations: { other: 'y' } } })).toEqual({
+      metadata: { name: 'r' },
+    });
   });
 });
 

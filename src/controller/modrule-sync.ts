@@ -1,5 +1,6 @@
 import { formatFieldErrors, validateModRule } from '../api/index.js';
 import type { JsonObject } from '../engine/json.js';
+import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
 import type { Compilers } from '../engine/compilers.js';
 import { unexpectedCompileError } from '../rules/compile-modrule.js';
@@ -111,7 +112,38 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
   }
 }
 
-/** Feeds a ModRule informer into the rule store. */
+/**
+ * What the ModRule informer keeps of a rule once it is compiled into the store: its identity and
+ * generation (status writes, Events, telling status-only updates apart), and what the
+ * apply-to-existing controller reads (its annotation and `status.applyToExisting`). The spec, the
+ * rest of the status and managedFields, most of the object, are not kept.
+ */
+export function retainedModRule(obj: KubeObject): KubeObject {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const metadata: JsonObject = {};
+  for (const field of ['name', 'namespace', 'uid', 'resourceVersion', 'generation'] as const) {
+    const value = meta[field];
+    if (typeof value === 'string' || typeof value === 'number') metadata[field] = value;
+  }
+  const applyToExisting = isObject(meta.annotations)
+    ? meta.annotations[APPLY_TO_EXISTING_ANNOTATION]
+    : undefined;
+  if (typeof applyToExisting === 'string')
+    metadata.annotations = { [APPLY_TO_EXISTING_ANNOTATION]: applyToExisting };
+  const status = isObject(obj.status) ? obj.status.applyToExisting : undefined;
+  return status === undefined ? { metadata } : { metadata, status: { applyToExisting: status } };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Feeds a ModRule informer into the rule store. The informer may keep only
+ * {@link retainedModRule} of each object: updates are told apart by `metadata.generation`, which
+ * the API server increments on every change of a custom resource other than to its metadata or
+ * status, so an update with the same generation is our own status write (or a label change).
+ */
 export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOptions): void {
   const upsert = (obj: KubeObject): void => {
     const result = loadModRule(obj, options);
@@ -128,9 +160,8 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
   };
   informer.on('add', upsert);
   informer.on('update', (obj, old) => {
-    // Status-only updates (our own writes) do not change the rule.
     const gen = metaOf(obj).generation;
-    if (gen !== undefined && gen === metaOf(old).generation && sameSpec(obj, old)) {
+    if (gen !== undefined && gen === metaOf(old).generation) {
       const result = loadResultForStatusOnly(obj, options);
       if (result !== undefined) options.onResult?.(`${result.namespace}/${result.name}`, result);
       return;
@@ -143,15 +174,6 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
     options.logger.debug({ rule: `${meta.namespace}/${meta.name}` }, 'ModRule removed');
     options.onResult?.(`${meta.namespace}/${meta.name}`, undefined);
   });
-}
-
-/** True when both objects have the same spec (false when it cannot be compared, e.g. too deep). */
-function sameSpec(a: KubeObject, b: KubeObject): boolean {
-  try {
-    return JSON.stringify(a.spec) === JSON.stringify(b.spec);
-  } catch {
-    return false;
-  }
 }
 
 /** After a status-only change, report the stored outcome with the new current status. */

@@ -12,6 +12,7 @@ describe('node refs', () => {
         requests.push(req);
         return state.fail === undefined ? Promise.resolve({}) : Promise.reject(state.fail);
       },
+      list: () => Promise.reject(new Error('not used')),
       watch: () => ({ stop: () => undefined, done: Promise.resolve() }),
     };
     const binder = createNodeRefBinder(client, createSilentLogger());

@@ -44,6 +44,7 @@ export function createNodeRefBinder(client: KubeClient, logger: Logger): NodeRef
           path: `/api/v1/namespaces/${namespace}/pods/${podName}`,
           body: nodeRefPatch(nodeName),
           contentType: 'application/json-patch+json',
+          discardResponse: true,
         });
         logger.debug(
           { pod: `${namespace}/${podName}`, node: nodeName },

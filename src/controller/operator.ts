@@ -26,7 +26,7 @@ import {
 } from './informer.js';
 import type { KubeClient } from './kube-client.js';
 import { LeaderElector } from './leader-election.js';
-import { bindModRuleInformer } from './modrule-sync.js';
+import { bindModRuleInformer, retainedModRule } from './modrule-sync.js';
 import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
@@ -66,10 +66,15 @@ export async function startOperator(
   const lifetime = new AbortController();
   let stopping = false;
 
-  const informer = (path: string, query: Record<string, string> = {}): Informer => {
+  const informer = (
+    path: string,
+    query: Record<string, string> = {},
+    retain?: (obj: KubeObject) => KubeObject,
+  ): Informer => {
     const inf = createInformer(collectionListWatch(client, path, query), {
       delay: rt.delay,
       transform: withoutManagedFields,
+      ...(retain === undefined ? {} : { retain }),
     });
     inf.on('error', (err, retryInMs) => {
       logger.warn({ resource: path, err: describeError(err), retryInMs }, 'watch failed; retrying');
@@ -79,7 +84,12 @@ export async function startOperator(
   const byName = (name: string): Record<string, string> => ({
     fieldSelector: `metadata.name=${name}`,
   });
-  const modRules = informer(`/apis/${MODRULE_GROUP}/${MODRULE_VERSION}/${MODRULE_PLURAL}`);
+  // ModRules are compiled into the store as they arrive; the cache keeps only their identity.
+  const modRules = informer(
+    `/apis/${MODRULE_GROUP}/${MODRULE_VERSION}/${MODRULE_PLURAL}`,
+    {},
+    retainedModRule,
+  );
   const namespaces = informer('/api/v1/namespaces');
   const nodes = informer('/api/v1/nodes');
   const secrets = informer(

@@ -8,6 +8,7 @@ describe('RuleEventRecorder', () => {
     const sent: KubeRequest[] = [];
     const client: KubeClient = {
       request: (req) => (sent.push(req), Promise.resolve({})),
+      list: () => Promise.reject(new Error('not used')),
       watch: () => ({ stop: () => undefined, done: Promise.resolve() }),
     };
     const clock = { now: 1_000_000 };

@@ -92,6 +92,7 @@ export class RuleEventRecorder {
         method: 'POST',
         path: `/api/v1/namespaces/${failure.namespace}/events`,
         body: event,
+        discardResponse: true,
       });
     } catch (err) {
       this.options.logger.warn(

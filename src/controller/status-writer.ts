@@ -121,6 +121,7 @@ export class StatusWriter {
         path,
         body: { status },
         contentType: 'application/merge-patch+json',
+        discardResponse: true,
       });
     } catch (err) {
       if (isStatus(err, 404) || isStatus(err, 409)) return;

@@ -1,4 +1,3 @@
-import type { Expr } from './expr/index.js';
 import type { CompiledMatch } from './match/index.js';
 
 /**
@@ -10,7 +9,7 @@ export function literalKinds(match: CompiledMatch): readonly string[] | undefine
   for (const item of match.items) {
     const { spec } = item;
     if (spec.negate === true || spec.matchRegex !== undefined) continue;
-    if (!isKindPath(item.select.ast)) continue;
+    if (!item.select.isKindPath) continue;
     const kinds = [
       ...(spec.matchValue === undefined ? [] : [spec.matchValue]),
       ...(spec.matchValues ?? []),
@@ -27,16 +26,4 @@ export function literalKinds(match: CompiledMatch): readonly string[] | undefine
     return kinds;
   }
   return undefined;
-}
-
-function isKindPath(ast: Expr): boolean {
-  if (ast.type !== 'path' || ast.root !== 'root' || ast.steps.length !== 1) return false;
-  const [step] = ast.steps;
-  return step?.type === 'member' && step.name === 'kind';
-}
-
-/** Number of indexes a patch select captures: one per multi-valued step of its top-level path. */
-export function captureCount(ast: Expr): number {
-  if (ast.type !== 'path') return 0;
-  return ast.steps.filter((step) => step.type !== 'member' && step.type !== 'index').length;
 }

@@ -12,7 +12,7 @@ import { compilePath, parseYamlValue, type CompiledPath } from './patch/index.js
 import type { JsonValue } from './json.js';
 import type { CompiledTemplate } from './template/index.js';
 import type { GoRegex } from './regex.js';
-import { literalKinds, captureCount } from './rule-analysis.js';
+import { literalKinds } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
 import { WorkMeter, withMeter } from './work-meter.js';
 
@@ -190,7 +190,7 @@ function compilePatchOperation(
       : attempt(`${field}.select`, () => compilers.select(op.select ?? ''));
   const path = attempt(`${field}.path`, () => {
     const compiled = compilePath(op.path);
-    const captured = select === undefined ? 0 : captureCount(select.ast);
+    const captured = select === undefined ? 0 : select.captureCount;
     if (compiled.maxPlaceholder >= captured) {
       const reason =
         op.select === undefined
@@ -208,10 +208,7 @@ function compilePatchOperation(
       : attempt(`${field}.value`, () => compilers.template(op.value ?? ''));
   const parseValue =
     value?.isStatic === true
-      ? attempt(`${field}.value`, () => {
-          const parsed = parseYamlValue(value.source);
-          return (): JsonValue => parsed;
-        })
+      ? attempt(`${field}.value`, () => constantValue(parseYamlValue(value.source)))
       : cachedYamlParser(64);
   if (path === undefined || parseValue === undefined) return undefined;
   return { op: op.op, field, select, path, value, parseValue };
@@ -228,15 +225,22 @@ function toFieldError(err: KubemodError, field: string | undefined): FieldError 
  * mutated after parsing (patch application copies what it inserts).
  */
 function cachedYamlParser(capacity: number): (text: string) => JsonValue {
-  const cache = new Map<string, JsonValue>();
+  // Created on first use: most operations of a large rule set never see a request.
+  let cache: Map<string, JsonValue> | undefined;
   return (text) => {
-    const hit = cache.get(text);
+    const hit = cache?.get(text);
     if (hit !== undefined) return hit;
     const parsed = parseYamlValue(text);
     if (text.length <= 4096) {
+      cache ??= new Map();
       if (cache.size >= capacity) cache.clear();
       cache.set(text, parsed);
     }
     return parsed;
   };
+}
+
+/** A static value's parser, made here so that the closure keeps only the value alive. */
+function constantValue(parsed: JsonValue): () => JsonValue {
+  return () => parsed;
 }

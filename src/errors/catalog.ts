@@ -33,6 +33,10 @@ export const errorCatalog = {
   REQUEST_TOO_LARGE: { code: 'KM6004', summary: 'request body exceeds the limit' },
 
   CLUSTER: { code: 'KM7001', summary: 'Kubernetes API operation failed' },
+  CLUSTER_CONFIG: {
+    code: 'KM7002',
+    summary: 'the kubeconfig or in-cluster configuration cannot be used',
+  },
 } as const;
 
 export type ErrorName = keyof typeof errorCatalog;

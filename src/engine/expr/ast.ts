@@ -96,3 +96,16 @@ export function exprWeight(expr: Expr): number {
   }
   return weight;
 }
+
+/** True for exactly `$.kind`: rules whose criteria test it can be indexed by kind. */
+export function isKindPath(expr: Expr): boolean {
+  if (expr.type !== 'path' || expr.root !== 'root' || expr.steps.length !== 1) return false;
+  const [step] = expr.steps;
+  return step?.type === 'member' && step.name === 'kind';
+}
+
+/** Number of indexes a patch select captures: one per multi-valued step of its top-level path. */
+export function captureCount(expr: Expr): number {
+  if (expr.type !== 'path') return 0;
+  return expr.steps.filter((step) => step.type !== 'member' && step.type !== 'index').length;
+}

@@ -30,13 +30,24 @@ export function compileExpression(expr: Expr): CompiledExpression {
   const evaluate = compiler.compile(expr);
   const path =
     expr.type === 'path' ? { root: expr.root, compiled: compiler.pathOf(expr) } : undefined;
+  compiler.finish();
   return { evaluate, path };
 }
 
+/**
+ * Closures that refer to `this` keep the compiler alive as long as the compiled expression, so
+ * what only compilation needs is dropped by `finish()` and the rest is created on first need.
+ */
 class Compiler {
-  private readonly functions: ReadonlyMap<string, BuiltinFunction> = builtinFunctions();
-  private readonly regexCache = new RegexCache(32);
-  private readonly paths = new Map<Expr, CompiledPath>();
+  private functions: ReadonlyMap<string, BuiltinFunction> | undefined;
+  private regexCache: RegexCache | undefined;
+  /** Compiled paths by syntax node, while compiling (it would keep the whole tree alive). */
+  private paths: Map<Expr, CompiledPath> | undefined = new Map();
+
+  finish(): void {
+    this.paths = undefined;
+    this.functions = undefined;
+  }
 
   compile(expr: Expr): Evaluator {
     switch (expr.type) {
@@ -76,7 +87,7 @@ class Compiler {
   }
 
   pathOf(expr: Expr & { type: 'path' }): CompiledPath {
-    const cached = this.paths.get(expr);
+    const cached = this.paths?.get(expr);
     if (cached !== undefined) return cached;
     const filters = new Map<Step, Filter>();
     collectFilters(expr.steps, (step, predicate) => {
@@ -87,7 +98,7 @@ class Compiler {
       });
     });
     const compiled = compilePath(expr.steps, filters);
-    this.paths.set(expr, compiled);
+    this.paths?.set(expr, compiled);
     return compiled;
   }
 
@@ -162,6 +173,7 @@ class Compiler {
         return regexOperator(op, left, (scope) => {
           const pattern = right(scope);
           if (typeof pattern !== 'string') throw operandError(op, pattern, 'a string pattern');
+          this.regexCache ??= new RegexCache(32);
           return this.regexCache.get(pattern);
         });
       case 'in':
@@ -184,6 +196,7 @@ class Compiler {
   }
 
   private compileCall(name: string, argExprs: readonly Expr[]): Evaluator {
+    this.functions ??= builtinFunctions();
     const fn = this.functions.get(name);
     if (fn === undefined) {
       throw new KubemodError(

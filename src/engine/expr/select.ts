@@ -1,4 +1,4 @@
-import type { Expr } from './ast.js';
+import { captureCount, isKindPath, type Expr } from './ast.js';
 import { compileExpression, type CompiledExpression } from './compile.js';
 import { parseExpression } from './parser.js';
 import { quoteSource } from './lexer.js';
@@ -22,7 +22,13 @@ export interface SelectItem {
 
 export interface CompiledSelect {
   readonly source: string;
-  readonly ast: Expr;
+  /**
+   * What rule compilation needs to know of the syntax tree, which is not kept (compiled selects
+   * live as long as their rules): whether the select is exactly `$.kind`, and how many indexes
+   * it captures for patch path placeholders.
+   */
+  readonly isKindPath: boolean;
+  readonly captureCount: number;
   /** The raw value of the expression; multi-valued paths give an array of their defined values. */
   evaluate(root: unknown): unknown;
   /** The outcome a match criteria item works with. */
@@ -57,7 +63,8 @@ export function compileSelect(source: string): CompiledSelect {
   }
   return {
     source,
-    ast,
+    isKindPath: isKindPath(ast),
+    captureCount: captureCount(ast),
     // Plain try/catch rather than a guard taking a closure: these run for every rule and request.
     evaluate: (root) => {
       try {
