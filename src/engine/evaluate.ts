@@ -62,19 +62,30 @@ export interface EvaluationResult {
  */
 export function evaluate(store: RuleStore, request: EvaluationRequest): EvaluationResult {
   const meter = new WorkMeter(request.work, request.clock);
-  return withMeter(meter, () => evaluateMetered(store, request, meter));
+  return withMeter(meter, () => {
+    const steps = evaluationSteps(store, request, meter);
+    for (;;) {
+      const step = steps.next();
+      if (step.done === true) return step.value;
+    }
+  });
 }
 
 /**
- * Each rule runs under its own allowance from its namespace's pool (WorkMeter.runRule): a rule
+ * The evaluation as steps: the generator pauses (yields) after each rule, so that a caller can
+ * spread one request's evaluation over several turns of its event loop (see evaluateSliced). Each
+ * `next()` must run with `meter` active (withMeter). What a step does does not depend on when it
+ * runs: the rules are taken from the store once, at the start, and the compiled rules never change.
+ *
+ * Each rule runs under its own allowance from its namespace's pool (WorkMeter.beginRule): a rule
  * that goes over fails with WORK_LIMIT and is skipped like any failing rule; the others still
  * apply. Work outside rules (replays, the final diff) is charged to the request.
  */
-function evaluateMetered(
+export function* evaluationSteps(
   store: RuleStore,
   request: EvaluationRequest,
   meter: WorkMeter,
-): EvaluationResult {
+): Generator<void, EvaluationResult, void> {
   const original = request.object;
   const candidates = store.candidates(candidateQueryOf(request));
   const state = new WorkingObject(original, request.syntheticRefs);
@@ -99,6 +110,7 @@ function evaluateMetered(
       } catch (err) {
         failures.push(failureOf(rule, err));
       }
+      yield;
     }
     // The matching rules then apply one after another, in execution order (see compareRules):
     // each computes its patch (selects, placeholders, `.Target`, `.SelectedItem`, templates) on
@@ -127,6 +139,7 @@ function evaluateMetered(
         failures.push(failureOf(rule, err));
         if (applying) state.replay(applied.flatMap((a) => a.operations));
       }
+      yield;
     }
   }
 
@@ -146,11 +159,12 @@ function evaluateMetered(
       }
     } catch (err) {
       failures.push(failureOf(rule, err));
-      continue;
     }
-    if (outcome === undefined) continue;
-    rejections.push(outcome.text);
-    if (outcome.failure !== undefined) failures.push(outcome.failure);
+    if (outcome !== undefined) {
+      rejections.push(outcome.text);
+      if (outcome.failure !== undefined) failures.push(outcome.failure);
+    }
+    yield;
   }
 
   const patched = state.result(applied.flatMap((a) => a.operations));

@@ -26,7 +26,7 @@ describe('answerAdmission', () => {
       handle: () => ({ response: { allowed: true, patch }, result: 'patched' }),
     };
     const metrics = createMetrics();
-    const answer = answerAdmission(route, REVIEW, 0, { clock: () => 0, metrics }) as {
+    const answer = (await answerAdmission(route, REVIEW, 0, { clock: () => 0, metrics })) as {
       response: { allowed: boolean; patch?: string; warnings?: string[] };
     };
     expect(answer.response.allowed).toBe(true);

@@ -1,5 +1,6 @@
 import type { AdmissionOperation } from '../api/index.js';
-import { evaluate, type EvaluationResult } from '../engine/evaluate.js';
+import { evaluate, type EvaluationRequest, type EvaluationResult } from '../engine/evaluate.js';
+import { evaluateSliced, type SliceScheduler } from '../engine/sliced-evaluation.js';
 import type { JsonObject } from '../engine/json.js';
 import type { WebhookDependencies } from './dependencies.js';
 import { syntheticRefsFor } from './synthetic-refs.js';
@@ -44,8 +45,28 @@ export function evaluateAdmission(
   input: AdmissionEvaluationInput,
   deps: EvaluationDependencies,
 ): EvaluationResult {
+  return evaluate(deps.store(), admissionRequest(input, deps));
+}
+
+/**
+ * evaluateAdmission, spread over turns of the event loop (see evaluateSliced): the webhook's way,
+ * so that one request with expensive rules does not hold up the others. Same result.
+ */
+export async function evaluateAdmissionSliced(
+  input: AdmissionEvaluationInput,
+  deps: EvaluationDependencies,
+  scheduler: SliceScheduler,
+): Promise<EvaluationResult> {
+  const sliced = await evaluateSliced(deps.store(), admissionRequest(input, deps), scheduler);
+  return sliced.result;
+}
+
+function admissionRequest(
+  input: AdmissionEvaluationInput,
+  deps: EvaluationDependencies,
+): EvaluationRequest {
   const namespace = admissionNamespace(input.kind, input.requestNamespace);
-  return evaluate(deps.store(), {
+  return {
     operation: input.operation,
     namespace,
     object: input.object,
@@ -53,5 +74,5 @@ export function evaluateAdmission(
     limits: deps.limits.template,
     work: deps.limits.work,
     clock: deps.clock,
-  });
+  };
 }

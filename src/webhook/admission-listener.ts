@@ -16,7 +16,7 @@ import { parseJsonBody } from './json-body.js';
 /** One admission webhook: its metrics label and its handler. */
 export interface AdmissionRoute {
   readonly webhook: string;
-  handle(request: AdmissionRequest, waitedMs: number): HandlerOutcome;
+  handle(request: AdmissionRequest, waitedMs: number): HandlerOutcome | Promise<HandlerOutcome>;
 }
 
 export interface AdmissionListenerOptions {
@@ -34,14 +34,14 @@ export interface AdmissionListenerOptions {
  * Parses an AdmissionReview body, runs the route's handler and returns the AdmissionReview to send;
  * records the request in the metrics. Throws catalogued errors for malformed input.
  */
-export function answerAdmission(
+export async function answerAdmission(
   route: AdmissionRoute,
   body: unknown,
   startedAt: number,
   options: Pick<AdmissionListenerOptions, 'clock' | 'metrics'>,
-): unknown {
+): Promise<unknown> {
   const review = parseAdmissionReview(parseJsonBody(body));
-  const outcome = route.handle(review.request, options.clock() - startedAt);
+  const outcome = await route.handle(review.request, options.clock() - startedAt);
   const { answer, result } = serialize(review, outcome);
   const seconds = (options.clock() - startedAt) / 1000;
   options.metrics.observeRequest(route.webhook, review.request.operation, result, seconds);
@@ -94,12 +94,20 @@ export function createAdmissionListener(options: AdmissionListenerOptions): Requ
     }
     const startedAt = options.clock();
     readBody(req, options.bodyLimitBytes, (err, body) => {
-      try {
-        if (err !== undefined) throw err;
-        sendJson(res, 200, JSON.stringify(answerAdmission(route, body, startedAt, options)));
-      } catch (failure) {
+      const fail = (failure: unknown): void => {
         sendFailure(req, res, route, failure, startedAt, options);
+      };
+      if (err !== undefined) {
+        fail(err);
+        return;
       }
+      answerAdmission(route, body, startedAt, options).then((answer) => {
+        try {
+          sendJson(res, 200, JSON.stringify(answer));
+        } catch (failure) {
+          fail(failure);
+        }
+      }, fail);
     });
   };
 }

@@ -48,7 +48,16 @@ export interface WebhookLimits {
    * failing rule: skipped, logged, counted and named in a warning, the others still apply.
    */
   readonly work: Partial<WorkLimits>;
+  /**
+   * Milliseconds of rule evaluation after which a dragnet request yields to the event loop (at
+   * its next rule boundary) so that other requests are answered in between; DEFAULT_SLICE_MS
+   * when unset.
+   */
+  readonly sliceMs?: number;
 }
+
+/** See WebhookLimits.sliceMs: well under the 10 ms p99 the webhook keeps for normal traffic. */
+export const DEFAULT_SLICE_MS = 2;
 
 export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
   bodyLimitBytes: 3 * 1024 * 1024,
@@ -66,6 +75,8 @@ export interface WebhookDependencies {
   readonly metrics: Metrics;
   /** Milliseconds; defaults to performance.now-based monotonic time. */
   readonly clock?: () => number;
+  /** How a sliced evaluation yields to the event loop; defaults to setImmediate. */
+  readonly yieldToLoop?: () => Promise<void>;
   /** True once the rule source has completed its initial load. */
   readonly ready: () => boolean;
   readonly onRuleFailure?: (failure: RuleFailure, context: RuleFailureContext) => void;

@@ -4,8 +4,12 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import type { RequestResult } from '../observability/metrics.js';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
-import type { RuleFailureContext, WebhookDependencies } from './dependencies.js';
-import { admissionNamespace, evaluateAdmission } from './admission-evaluation.js';
+import {
+  DEFAULT_SLICE_MS,
+  type RuleFailureContext,
+  type WebhookDependencies,
+} from './dependencies.js';
+import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluation.js';
 
 export interface HandlerOutcome {
   readonly response: AdmissionResponse;
@@ -22,13 +26,15 @@ export function rejectionMessage(rejections: readonly string[]): string {
 /**
  * The mutating "dragnet" webhook: runs the engine on the object (on oldObject for DELETE) and
  * answers with the patch, a 403 rejection, or a plain allow. An internal failure allows the
- * request unchanged with a warning: the operator must never block the cluster.
+ * request unchanged with a warning: the operator must never block the cluster. The evaluation is
+ * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
+ * requests that arrive meanwhile are answered in between.
  */
-export function handleDragnet(
+export async function handleDragnet(
   request: AdmissionRequest,
   deps: WebhookDependencies,
   waitedMs: number,
-): HandlerOutcome {
+): Promise<HandlerOutcome> {
   const operation = request.operation;
   if (!EVALUATED_OPERATIONS.includes(operation)) {
     return { response: { allowed: true }, result: 'skipped' };
@@ -59,7 +65,7 @@ export function handleDragnet(
     name: request.name ?? objectName(object),
   };
   try {
-    const result = evaluateAdmission(
+    const result = await evaluateAdmissionSliced(
       {
         operation: operation as AdmissionOperation,
         object,
@@ -67,6 +73,10 @@ export function handleDragnet(
         requestNamespace: request.namespace,
       },
       deps,
+      {
+        sliceMs: deps.limits.sliceMs ?? DEFAULT_SLICE_MS,
+        yieldToLoop: deps.yieldToLoop ?? nextTurn,
+      },
     );
     return answer(result, context, deps);
   } catch (err) {
@@ -87,6 +97,10 @@ export function handleDragnet(
       result: 'error',
     };
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Warnings are shown to the user by kubectl; the API server truncates long ones. */

@@ -143,12 +143,15 @@ function buildApp(deps: WebhookDependencies): AppState {
         next();
       },
       rawBody(limit),
-      (req, res) => {
-        const answer = answerAdmission(route, req.body, startedAtOf(res, clock), {
+      (req, res, next) => {
+        answerAdmission(route, req.body, startedAtOf(res, clock), {
           clock,
           metrics: deps.metrics,
-        });
-        res.status(200).json(answer);
+        })
+          .then((answer) => {
+            res.status(200).json(answer);
+          })
+          .catch(next);
       },
     );
   }

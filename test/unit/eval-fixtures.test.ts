@@ -7,6 +7,7 @@ import { loadModRules } from '../../src/engine/load-rules.js';
 import { RuleStore } from '../../src/engine/store.js';
 import { evaluate, type EvaluationRequest, type SyntheticRefs } from '../../src/engine/evaluate.js';
 import { explainEvaluation } from '../../src/engine/explain/index.js';
+import { evaluateSliced } from '../../src/engine/sliced-evaluation.js';
 import { checkExplanation } from './explain-agreement.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import type { AdmissionOperation } from '../../src/api/index.js';
@@ -128,4 +129,24 @@ describe('explain on the evaluation fixtures', () => {
       checkExplanation(explanation, result, store, request);
     },
   );
+});
+
+describe('sliced evaluation on the evaluation fixtures', () => {
+  it.each(cases)('%s: yielding after every rule gives the same result', async (dir) => {
+    const setUp = setup(dir);
+    const request = { ...setUp.request, clock: () => 0 };
+    const plain = evaluate(setUp.store, request);
+    let turns = 0;
+    const sliced = await evaluateSliced(setUp.store, request, {
+      sliceMs: 0,
+      yieldToLoop: () => {
+        turns += 1;
+        return Promise.resolve();
+      },
+    });
+    expect(sliced.result).toEqual(plain);
+    expect(sliced.yields).toBe(turns);
+    // One step per rule the request met (matched, applied or judged), each followed by a yield.
+    expect(turns).toBeGreaterThan(0);
+  });
 });

@@ -1,0 +1,57 @@
+import { evaluationSteps, type EvaluationRequest, type EvaluationResult } from './evaluate.js';
+import type { RuleStore } from './store.js';
+import { WorkMeter, withMeter } from './work-meter.js';
+
+/**
+ * How an evaluation shares its thread: work at most `sliceMs` at a time (checked between rules),
+ * then `yieldToLoop`, so that other requests are served in between. Both the clock and the way to
+ * yield are injected; the engine itself does no I/O.
+ */
+export interface SliceScheduler {
+  /** Milliseconds of work after which the evaluation yields at its next rule boundary. */
+  readonly sliceMs: number;
+  /** Resolves on a later turn of the event loop, after pending I/O (setImmediate in production). */
+  readonly yieldToLoop: () => Promise<void>;
+}
+
+/** What evaluateSliced reports besides the result, for metrics and tests. */
+export interface SlicedEvaluation {
+  readonly result: EvaluationResult;
+  /** How many times the evaluation yielded. */
+  readonly yields: number;
+  /** Milliseconds spent waiting between slices (not counted against the work meter's deadlines). */
+  readonly waitedMs: number;
+}
+
+/**
+ * Evaluates as evaluate() does, with the same result, but yields between rules once a slice is
+ * used up: a request whose rules do a lot of work (up to the work meter's allowances) no longer
+ * holds the event loop for all of it at once. The work meter's time backstops count only the time
+ * spent working, never the time spent waiting between slices, so yielding cannot make a rule fail.
+ * Rules are taken from the store when the evaluation starts; a rule added or removed meanwhile
+ * takes effect with the next request, as for a request that arrived a moment earlier.
+ */
+export async function evaluateSliced(
+  store: RuleStore,
+  request: EvaluationRequest,
+  scheduler: SliceScheduler,
+): Promise<SlicedEvaluation> {
+  const clock = request.clock ?? ((): number => performance.now());
+  let waitedMs = 0;
+  const workClock = (): number => clock() - waitedMs;
+  const meter = new WorkMeter(request.work, workClock);
+  const steps = evaluationSteps(store, request, meter);
+  const next = (): IteratorResult<void, EvaluationResult> => steps.next();
+  let yields = 0;
+  let sliceStart = clock();
+  for (;;) {
+    const step = withMeter(meter, next);
+    if (step.done === true) return { result: step.value, yields, waitedMs };
+    const now = clock();
+    if (now - sliceStart < scheduler.sliceMs) continue;
+    await scheduler.yieldToLoop();
+    yields += 1;
+    sliceStart = clock();
+    waitedMs += sliceStart - now;
+  }
+}
