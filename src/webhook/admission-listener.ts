@@ -128,9 +128,22 @@ function refuseDeclaredLength(
     `request body exceeds the limit of ${String(options.bodyLimitBytes)} bytes`,
   );
   const { status, body } = errorAnswer(err, options.logger, path);
-  res.shouldKeepAlive = false;
-  req.resume();
+  closeAfterAnswer(req, res);
   sendJson(res, status, JSON.stringify(body));
+}
+
+/**
+ * Closes the connection once the answer is written, without reading the rest of the body: a body
+ * already refused as too large is not worth receiving and decrypting (up to megabytes that a
+ * client may keep sending). The client reads the 400, or sees the connection reset if it was
+ * still sending.
+ */
+function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  req.pause();
+  res.once('finish', () => {
+    req.socket.destroy();
+  });
 }
 
 function pathOf(url: string | undefined): string {
@@ -151,7 +164,6 @@ function readBody(
   const tooLarge = (): KubemodError =>
     new KubemodError('REQUEST_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
   if (Number(req.headers['content-length'] ?? 0) > limit) {
-    req.resume();
     done(tooLarge(), EMPTY);
     return;
   }
@@ -164,6 +176,7 @@ function readBody(
     if (size > limit) {
       finished = true;
       chunks.length = 0;
+      req.pause();
       done(tooLarge(), EMPTY);
       return;
     }
@@ -200,6 +213,7 @@ function sendFailure(
   options: AdmissionListenerOptions,
 ): void {
   const known = err instanceof KubemodError;
+  if (known && err.kind === 'REQUEST_TOO_LARGE') closeAfterAnswer(req, res);
   const seconds = (options.clock() - startedAt) / 1000;
   options.metrics.observeRequest(route.webhook, 'unknown', known ? 'malformed' : 'error', seconds);
   if (res.headersSent) {

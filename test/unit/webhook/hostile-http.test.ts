@@ -306,6 +306,55 @@ function trickle(socket: TLSSocket, text: string, everyMs: number): () => void {
   };
 }
 
+describe('bodies over the limit are not read', () => {
+  it.each([
+    ['declared by Content-Length', true],
+    ['found while reading a chunked body', false],
+  ])(
+    '%s: answers 400 and closes the connection without receiving the rest',
+    async (_case, declared) => {
+      harness = await startHarness({ store: () => storeOf(RULES) });
+      const socket = await tlsSocket(harness.server.port);
+      const closed = closedAfter(socket);
+      const received: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      const limit = DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes;
+      const framing = declared
+        ? `Content-Length: ${String(limit * 30)}`
+        : 'Transfer-Encoding: chunked';
+      socket.write(
+        `POST /dragnet-webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`,
+      );
+      // Keep sending (up to 30 times the limit) for as long as the server reads: it must stop
+      // reading once the body is refused, and close the connection after its answer.
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      let sent = 0;
+      const pump = (): void => {
+        while (!socket.destroyed && sent < limit * 30) {
+          const piece = declared
+            ? chunk
+            : Buffer.concat([
+                Buffer.from(`${chunk.length.toString(16)}\r\n`),
+                chunk,
+                Buffer.from('\r\n'),
+              ]);
+          sent += chunk.length;
+          if (!socket.write(piece)) {
+            socket.once('drain', pump);
+            return;
+          }
+        }
+      };
+      socket.on('error', () => undefined);
+      pump();
+      await closed;
+      expect(Buffer.concat(received).toString('latin1')).toMatch(/^HTTP\/1\.1 400[\s\S]*KM6004/);
+      expect(sent).toBeLessThan(limit * 30);
+      await expectHealthy(harness);
+    },
+  );
+});
+
 describe('slow clients', () => {
   it('has tight default timeouts (the API server gives up after 30 s)', async () => {
     const { DEFAULT_WEBHOOK_TIMEOUTS } = await import('../../../src/webhook/server.js');
