@@ -199,6 +199,59 @@ describe('parseJsonBytes', () => {
     expect(Object.is(parseJsonBytes(Buffer.from('-0'), DEPTH), -0)).toBe(true);
   });
 
+  it('reads numbers of thousands of digits as JSON.parse does', () => {
+    const digits = (max: number) =>
+      fc
+        .array(fc.constantFrom('0', '0', '0', '1', '5', '9'), { maxLength: max })
+        .map((d) => d.join(''));
+    const numberArb = fc
+      .record({
+        minus: fc.boolean(),
+        int: fc.oneof(
+          fc.constant('0'),
+          fc.tuple(fc.constantFrom('1', '4', '9'), digits(1500)).map(([a, b]) => a + b),
+        ),
+        frac: fc.option(
+          fc.tuple(digits(1200), fc.constantFrom('0', '1', '5', '9')).map(([a, b]) => a + b),
+        ),
+        exp: fc.option(
+          fc.tuple(
+            fc.constantFrom('e', 'E', 'e+', 'e-', 'E-'),
+            digits(5),
+            fc.integer({ min: 0, max: 2000 }),
+          ),
+        ),
+      })
+      .map(
+        ({ minus, int, frac, exp }) =>
+          `${minus ? '-' : ''}${int}${frac === null ? '' : `.${frac}`}${exp === null ? '' : `${exp[0]}${exp[1]}${String(exp[2])}`}`,
+      );
+    fc.assert(
+      fc.property(numberArb, (text) => {
+        expect(Object.is(parseJsonBytes(Buffer.from(text), DEPTH), JSON.parse(text))).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+    // Exact midpoints between two doubles round to even; a non-zero digit a thousand places later
+    // rounds up. The midpoint above 1 has 54 significant digits, the one below the smallest
+    // subnormal double 752.
+    const midpoints = [
+      `${((2n ** 53n + 1n) * 5n ** 53n).toString()}${'0'.repeat(1000)}`,
+      `${(5n ** 1075n).toString()}${'0'.repeat(300)}`,
+    ];
+    const scales = [53 + 1000, 1075 + 300];
+    const below = [1, 0];
+    const above = [1 + 2 ** -52, 5e-324];
+    midpoints.forEach((digits, k) => {
+      const exact = `${digits}e-${String(scales[k])}`;
+      const more = `${digits}1e-${String((scales[k] ?? 0) + 1)}`;
+      expect(parseJsonBytes(Buffer.from(exact), DEPTH)).toBe(JSON.parse(exact));
+      expect(parseJsonBytes(Buffer.from(exact), DEPTH)).toBe(below[k]);
+      expect(parseJsonBytes(Buffer.from(more), DEPTH)).toBe(JSON.parse(more));
+      expect(parseJsonBytes(Buffer.from(more), DEPTH)).toBe(above[k]);
+    });
+  });
+
   it('allows only space, tab, LF and CR around the value, and refuses a BOM', () => {
     expect(parseJsonBytes(Buffer.from(' \t\r\n{ "a" : [ 1 , 2 ] }\n '), DEPTH)).toEqual({
       a: [1, 2],

@@ -1,5 +1,13 @@
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonObject, JsonValue } from '../engine/json.js';
+import {
+  newNumberScan,
+  numberIsComplete,
+  numberValue,
+  readNumber,
+  startNumber,
+  type NumberScan,
+} from './json-number.js';
 
 /**
  * A JSON parser over UTF-8 bytes that can stop at any point and carry on later: an explicit state
@@ -53,15 +61,10 @@ const STRING = 7; // inside a string
 const NUMBER = 8; // inside a number
 const DONE = 9;
 
-// Number grammar states: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-const N_MINUS = 0;
-const N_ZERO = 1;
-const N_INT = 2;
-const N_DOT = 3;
-const N_FRAC = 4;
-const N_E = 5;
-const N_E_SIGN = 6;
-const N_EXP = 7;
+/** ASCII runs between escapes up to this long are copied as code units rather than decoded. */
+const SHORT_RUN = 32;
+/** Pending code units are turned into text once there are this many. */
+const MAX_PENDING_CODES = 4096;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -132,9 +135,9 @@ class SliceParser implements JsonSliceParser {
   private segmentAscii = true;
   private decoded = '';
   private stringIsKey = false;
-  // The number being read: where it starts and its grammar state.
-  private numberStart = 0;
-  private numberState = N_INT;
+  // UTF-16 code units of escapes (and short ASCII runs between them) not yet added to `decoded`.
+  private readonly codes: number[] = [];
+  private readonly number: NumberScan = newNumberScan();
   private readonly chunkBytes: number;
 
   constructor(
@@ -181,10 +184,12 @@ class SliceParser implements JsonSliceParser {
         continue;
       }
       if (state === NUMBER) {
-        const stop = this.readNumber(pos, limit);
+        const stop = readNumber(buf, this.number, pos, limit);
         if (stop < 0) {
           pos = -stop - 1;
-          state = this.place(this.numberValue(pos));
+          if (!numberIsComplete(this.number))
+            throw unexpected(buf[pos] ?? -1, 'a digit in a number', pos);
+          state = this.place(numberValue(buf, this.number, pos));
         } else {
           pos = stop;
         }
@@ -234,15 +239,13 @@ class SliceParser implements JsonSliceParser {
               state = this.place(null);
               break;
             case 0x2d: // -
-              this.numberStart = pos;
-              this.numberState = N_MINUS;
+              startNumber(this.number, b, pos);
               pos++;
               state = NUMBER;
               break;
             default:
               if (b >= 0x30 && b <= 0x39) {
-                this.numberStart = pos;
-                this.numberState = b === 0x30 ? N_ZERO : N_INT;
+                startNumber(this.number, b, pos);
                 pos++;
                 state = NUMBER;
                 break;
@@ -281,7 +284,8 @@ class SliceParser implements JsonSliceParser {
           break;
         }
         case END:
-          if (b !== -1) throw syntaxError(`unexpected ${describeByte(b)} after the JSON value`, pos);
+          if (b !== -1)
+            throw syntaxError(`unexpected ${describeByte(b)} after the JSON value`, pos);
           this.pos = pos;
           this.state = DONE;
           return true;
@@ -350,159 +354,134 @@ class SliceParser implements JsonSliceParser {
     return this.buf.toString(ascii ? 'latin1' : 'utf8', start, end);
   }
 
+  /** Turns the pending UTF-16 code units into text. */
+  private flushCodes(): void {
+    const codes = this.codes;
+    if (codes.length === 0) return;
+    this.decoded += String.fromCharCode(...codes);
+    codes.length = 0;
+  }
+
   /**
-   * Reads string bytes from `pos` up to `limit`. Returns -(position after the closing quote) - 1
-   * when the string ended (its value in `decoded`, or in the open object's key slot for a key), or
-   * the position to resume from.
+   * Appends raw string bytes after an escape was seen: short ASCII runs join the pending code
+   * units (no call per run), others are decoded.
+   */
+  private appendSegment(start: number, end: number, ascii: boolean): void {
+    if (start === end) return;
+    const codes = this.codes;
+    if (ascii && end - start <= SHORT_RUN && codes.length < MAX_PENDING_CODES) {
+      for (let k = start; k < end; k++) codes.push(this.buf[k] ?? 0);
+      return;
+    }
+    this.flushCodes();
+    this.decoded += this.decodeSegment(start, end, ascii);
+  }
+
+  /**
+   * Reads string bytes from `pos` up to about `limit` (an escape may end a few bytes past it).
+   * Returns -(position after the closing quote) - 1 when the string ended (a value in `decoded`,
+   * a key in the open object's key slot), or the position to resume from.
    */
   private readString(pos: number, limit: number): number {
     const buf = this.buf;
-    const chunkEnd = this.segmentStart + this.chunkBytes;
-    const stop = chunkEnd < limit ? chunkEnd : limit;
+    const end = buf.length;
+    let segmentStart = this.segmentStart;
     let ascii = this.segmentAscii;
     let i = pos;
-    let b = 0;
-    while (i < stop) {
-      b = buf[i] ?? 0;
-      if (b > BACKSLASH) {
-        if (b >= 0x80) ascii = false;
-      } else if (b === QUOTE || b === BACKSLASH || b < 0x20) {
-        break;
-      }
-      i++;
-    }
-    if (i < stop) {
-      const text = this.decoded + this.decodeSegment(this.segmentStart, i, ascii);
-      if (b === QUOTE) {
-        if (this.stringIsKey) {
-          this.keys[this.keys.length - 1] = text;
-          this.decoded = '';
-        } else {
-          this.decoded = text;
+    for (;;) {
+      const chunkEnd = segmentStart + this.chunkBytes;
+      const stop = chunkEnd < limit ? chunkEnd : limit;
+      let b = 0;
+      while (i < stop) {
+        b = buf[i] ?? 0;
+        if (b > BACKSLASH) {
+          if (b >= 0x80) ascii = false;
+        } else if (b === QUOTE || b === BACKSLASH || b < 0x20) {
+          break;
         }
-        return -(i + 1) - 1;
+        i++;
       }
-      if (b === BACKSLASH) {
-        const next = this.escape(i);
-        this.decoded = text + next.text;
-        this.segmentStart = next.after;
-        this.segmentAscii = true;
-        return next.after;
+      if (i < stop) {
+        if (b === QUOTE) {
+          let text: string;
+          if (this.decoded === '' && this.codes.length === 0) {
+            text = this.decodeSegment(segmentStart, i, ascii);
+          } else {
+            this.appendSegment(segmentStart, i, ascii);
+            this.flushCodes();
+            text = this.decoded;
+          }
+          if (this.stringIsKey) this.keys[this.keys.length - 1] = text;
+          this.decoded = this.stringIsKey ? '' : text;
+          return -(i + 1) - 1;
+        }
+        if (b !== BACKSLASH)
+          throw syntaxError(`control character ${describeByte(b)} in a string`, i);
+        this.appendSegment(segmentStart, i, ascii);
+        i = this.escape(i);
+        segmentStart = i;
+        ascii = true;
+        continue;
       }
-      throw syntaxError(`control character ${describeByte(b)} in a string`, i);
-    }
-    if (i >= this.buf.length) throw syntaxError('unterminated string', this.stringStart);
-    if (i === chunkEnd) {
+      if (i >= end) throw syntaxError('unterminated string', this.stringStart);
+      if (i !== chunkEnd) break;
+      // A long run without escapes: decode what is read so far, cut where decoding is exact.
       const split = safeSplit(buf, i);
-      this.decoded += this.decodeSegment(this.segmentStart, split, ascii);
-      this.segmentStart = split;
-      this.segmentAscii = true;
-      return split;
+      this.appendSegment(segmentStart, split, ascii);
+      segmentStart = split;
+      i = split;
+      ascii = true;
     }
+    this.segmentStart = segmentStart;
     this.segmentAscii = ascii;
     return i;
   }
 
-  private escape(at: number): { text: string; after: number } {
+  /** Reads the escape whose backslash is at `at` into the pending code units; the position after it. */
+  private escape(at: number): number {
     const buf = this.buf;
     const e = buf[at + 1] ?? -1;
+    let code: number;
     switch (e) {
       case QUOTE:
-        return { text: '"', after: at + 2 };
       case BACKSLASH:
-        return { text: '\\', after: at + 2 };
-      case 0x2f:
-        return { text: '/', after: at + 2 };
-      case 0x62:
-        return { text: '\b', after: at + 2 };
-      case 0x66:
-        return { text: '\f', after: at + 2 };
-      case 0x6e:
-        return { text: '\n', after: at + 2 };
-      case 0x72:
-        return { text: '\r', after: at + 2 };
-      case 0x74:
-        return { text: '\t', after: at + 2 };
+      case 0x2f: // /
+        code = e;
+        break;
+      case 0x62: // b
+        code = 0x08;
+        break;
+      case 0x66: // f
+        code = 0x0c;
+        break;
+      case 0x6e: // n
+        code = 0x0a;
+        break;
+      case 0x72: // r
+        code = 0x0d;
+        break;
+      case 0x74: // t
+        code = 0x09;
+        break;
       case 0x75: {
-        let code = 0;
+        // u: four hex digits
+        code = 0;
         for (let k = at + 2; k < at + 6; k++) {
           const digit = hexValue(buf[k] ?? -1);
           if (digit < 0) throw syntaxError('bad Unicode escape', at);
           code = code * 16 + digit;
         }
-        return { text: String.fromCharCode(code), after: at + 6 };
+        this.codes.push(code);
+        if (this.codes.length >= MAX_PENDING_CODES) this.flushCodes();
+        return at + 6;
       }
       case -1:
         throw syntaxError('unterminated string', this.stringStart);
       default:
         throw syntaxError(`bad escape ${describeByte(e)} in a string`, at);
     }
-  }
-
-  /** Reads number bytes up to `limit`; -(end of the number) - 1 when it ended, or where to resume. */
-  private readNumber(pos: number, limit: number): number {
-    const buf = this.buf;
-    let state = this.numberState;
-    let i = pos;
-    scan: for (; i < limit; i++) {
-      const b = buf[i] ?? -1;
-      const digit = b >= 0x30 && b <= 0x39;
-      switch (state) {
-        case N_MINUS:
-          if (b === 0x30) state = N_ZERO;
-          else if (digit) state = N_INT;
-          else break scan;
-          break;
-        case N_INT:
-        case N_ZERO:
-          if (digit && state === N_INT) break;
-          if (b === 0x2e) state = N_DOT;
-          else if (b === 0x65 || b === 0x45) state = N_E;
-          else break scan;
-          break;
-        case N_DOT:
-          if (digit) state = N_FRAC;
-          else break scan;
-          break;
-        case N_FRAC:
-          if (digit) break;
-          if (b === 0x65 || b === 0x45) state = N_E;
-          else break scan;
-          break;
-        case N_E:
-          if (b === 0x2b || b === 0x2d) state = N_E_SIGN;
-          else if (digit) state = N_EXP;
-          else break scan;
-          break;
-        case N_E_SIGN:
-          if (digit) state = N_EXP;
-          else break scan;
-          break;
-        default: // N_EXP
-          if (!digit) break scan;
-      }
-    }
-    this.numberState = state;
-    if (i === limit && i < buf.length) return i;
-    if (state === N_MINUS || state === N_DOT || state === N_E || state === N_E_SIGN) {
-      throw unexpected(buf[i] ?? -1, 'a digit in a number', i);
-    }
-    return -i - 1;
-  }
-
-  /** The value of the number that ends at `end`, as JSON.parse computes it. */
-  private numberValue(end: number): number {
-    const buf = this.buf;
-    const start = this.numberStart;
-    const state = this.numberState;
-    if ((state === N_INT || state === N_ZERO) && end - start <= 15) {
-      // At most 15 digits: exact in a double, the same as Number().
-      const negative = buf[start] === 0x2d;
-      let value = 0;
-      for (let k = negative ? start + 1 : start; k < end; k++)
-        value = value * 10 + (buf[k] ?? 0) - 0x30;
-      return negative ? -value : value;
-    }
-    return Number(buf.toString('latin1', start, end));
+    this.codes.push(code);
+    if (this.codes.length >= MAX_PENDING_CODES) this.flushCodes();
+    return at + 2;
   }
 }
