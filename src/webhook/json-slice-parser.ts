@@ -1,5 +1,7 @@
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonObject, JsonValue } from '../engine/json.js';
+import { createJsonStringReader, type JsonStringReader } from './json-string.js';
+import { describeByte, syntaxError, unexpected } from './json-syntax-error.js';
 import {
   newNumberScan,
   numberIsComplete,
@@ -61,41 +63,10 @@ const STRING = 7; // inside a string
 const NUMBER = 8; // inside a number
 const DONE = 9;
 
-/** ASCII runs between escapes up to this long are copied as code units rather than decoded. */
-const SHORT_RUN = 32;
-/** Pending code units are turned into text once there are this many. */
-const MAX_PENDING_CODES = 4096;
-
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** A syntax error in the catalog's words, at a byte offset of the body. */
-export function syntaxError(reason: string, at: number): KubemodError {
-  return new KubemodError(
-    'REQUEST_MALFORMED',
-    `request body is not valid JSON: ${reason} at byte ${at}`,
-  );
-}
-
-function describeByte(b: number): string {
-  if (b < 0) return 'end of input';
-  if (b > 0x20 && b < 0x7f) return `'${String.fromCharCode(b)}'`;
-  return `byte 0x${b.toString(16).padStart(2, '0')}`;
-}
-
-function unexpected(b: number, expected: string, at: number): KubemodError {
-  return syntaxError(`unexpected ${describeByte(b)}, expected ${expected}`, at);
-}
 
 function isWhitespace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
-
-function hexValue(b: number): number {
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  const lower = b | 0x20;
-  if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
-  return -1;
 }
 
 /** Sets a property as JSON.parse does: `__proto__` becomes an own data property, never the prototype. */
@@ -112,40 +83,22 @@ function setProperty(target: JsonObject, key: string, value: JsonValue): void {
   }
 }
 
-/**
- * Where a long string may be cut for decoding so that decoding both parts gives what decoding the
- * whole gives: before a byte that does not continue a UTF-8 sequence, or after three continuation
- * bytes (no sequence has more, so the decoder is between sequences there).
- */
-function safeSplit(buf: Buffer, at: number): number {
-  for (let p = at; p > at - 4; p--) if (((buf[p] ?? 0) & 0xc0) !== 0x80) return p;
-  return at;
-}
-
 class SliceParser implements JsonSliceParser {
   private pos = 0;
   private state = VALUE;
   private readonly containers: (JsonValue[] | JsonObject)[] = [];
   private readonly keys: string[] = [];
   private root: JsonValue = null;
-  // The string being read: where its quote is, where its undecoded bytes start, whether those are
-  // all ASCII so far, what is decoded already, and whether it is a key.
-  private stringStart = 0;
-  private segmentStart = 0;
-  private segmentAscii = true;
-  private decoded = '';
+  private readonly string: JsonStringReader;
   private stringIsKey = false;
-  // UTF-16 code units of escapes (and short ASCII runs between them) not yet added to `decoded`.
-  private readonly codes: number[] = [];
   private readonly number: NumberScan = newNumberScan();
-  private readonly chunkBytes: number;
 
   constructor(
     private readonly buf: Buffer,
     private readonly maxDepth: number,
     private readonly tuning: ParserTuning,
   ) {
-    this.chunkBytes = Math.max(4, tuning.stringChunkBytes);
+    this.string = createJsonStringReader(buf, tuning.stringChunkBytes);
   }
 
   result(): JsonValue {
@@ -175,11 +128,15 @@ class SliceParser implements JsonSliceParser {
       }
       const limit = checkAt < end ? checkAt : end;
       if (state === STRING) {
-        pos = this.readString(pos, limit);
+        pos = this.string.read(pos, limit);
         if (pos < 0) {
           pos = -pos - 1;
-          state = this.stringIsKey ? COLON : this.place(this.decoded);
-          this.decoded = '';
+          if (this.stringIsKey) {
+            this.keys[this.keys.length - 1] = this.string.take();
+            state = COLON;
+          } else {
+            state = this.place(this.string.take());
+          }
         }
         continue;
       }
@@ -212,7 +169,8 @@ class SliceParser implements JsonSliceParser {
           }
           switch (b) {
             case QUOTE:
-              this.startString(pos, false);
+              this.string.start(pos);
+              this.stringIsKey = false;
               pos++;
               state = STRING;
               break;
@@ -261,7 +219,8 @@ class SliceParser implements JsonSliceParser {
             break;
           }
           if (b !== QUOTE) throw unexpected(b, 'a property name in double quotes', pos);
-          this.startString(pos, true);
+          this.string.start(pos);
+          this.stringIsKey = true;
           pos++;
           state = STRING;
           break;
@@ -339,149 +298,5 @@ class SliceParser implements JsonSliceParser {
       throw syntaxError('invalid literal (expected true, false or null)', at);
     }
     return at + length;
-  }
-
-  private startString(quoteAt: number, isKey: boolean): void {
-    this.stringStart = quoteAt;
-    this.segmentStart = quoteAt + 1;
-    this.segmentAscii = true;
-    this.decoded = '';
-    this.stringIsKey = isKey;
-  }
-
-  private decodeSegment(start: number, end: number, ascii: boolean): string {
-    if (start === end) return '';
-    return this.buf.toString(ascii ? 'latin1' : 'utf8', start, end);
-  }
-
-  /** Turns the pending UTF-16 code units into text. */
-  private flushCodes(): void {
-    const codes = this.codes;
-    if (codes.length === 0) return;
-    this.decoded += String.fromCharCode(...codes);
-    codes.length = 0;
-  }
-
-  /**
-   * Appends raw string bytes after an escape was seen: short ASCII runs join the pending code
-   * units (no call per run), others are decoded.
-   */
-  private appendSegment(start: number, end: number, ascii: boolean): void {
-    if (start === end) return;
-    const codes = this.codes;
-    if (ascii && end - start <= SHORT_RUN && codes.length < MAX_PENDING_CODES) {
-      for (let k = start; k < end; k++) codes.push(this.buf[k] ?? 0);
-      return;
-    }
-    this.flushCodes();
-    this.decoded += this.decodeSegment(start, end, ascii);
-  }
-
-  /**
-   * Reads string bytes from `pos` up to about `limit` (an escape may end a few bytes past it).
-   * Returns -(position after the closing quote) - 1 when the string ended (a value in `decoded`,
-   * a key in the open object's key slot), or the position to resume from.
-   */
-  private readString(pos: number, limit: number): number {
-    const buf = this.buf;
-    const end = buf.length;
-    let segmentStart = this.segmentStart;
-    let ascii = this.segmentAscii;
-    let i = pos;
-    for (;;) {
-      const chunkEnd = segmentStart + this.chunkBytes;
-      const stop = chunkEnd < limit ? chunkEnd : limit;
-      let b = 0;
-      while (i < stop) {
-        b = buf[i] ?? 0;
-        if (b > BACKSLASH) {
-          if (b >= 0x80) ascii = false;
-        } else if (b === QUOTE || b === BACKSLASH || b < 0x20) {
-          break;
-        }
-        i++;
-      }
-      if (i < stop) {
-        if (b === QUOTE) {
-          let text: string;
-          if (this.decoded === '' && this.codes.length === 0) {
-            text = this.decodeSegment(segmentStart, i, ascii);
-          } else {
-            this.appendSegment(segmentStart, i, ascii);
-            this.flushCodes();
-            text = this.decoded;
-          }
-          if (this.stringIsKey) this.keys[this.keys.length - 1] = text;
-          this.decoded = this.stringIsKey ? '' : text;
-          return -(i + 1) - 1;
-        }
-        if (b !== BACKSLASH)
-          throw syntaxError(`control character ${describeByte(b)} in a string`, i);
-        this.appendSegment(segmentStart, i, ascii);
-        i = this.escape(i);
-        segmentStart = i;
-        ascii = true;
-        continue;
-      }
-      if (i >= end) throw syntaxError('unterminated string', this.stringStart);
-      if (i !== chunkEnd) break;
-      // A long run without escapes: decode what is read so far, cut where decoding is exact.
-      const split = safeSplit(buf, i);
-      this.appendSegment(segmentStart, split, ascii);
-      segmentStart = split;
-      i = split;
-      ascii = true;
-    }
-    this.segmentStart = segmentStart;
-    this.segmentAscii = ascii;
-    return i;
-  }
-
-  /** Reads the escape whose backslash is at `at` into the pending code units; the position after it. */
-  private escape(at: number): number {
-    const buf = this.buf;
-    const e = buf[at + 1] ?? -1;
-    let code: number;
-    switch (e) {
-      case QUOTE:
-      case BACKSLASH:
-      case 0x2f: // /
-        code = e;
-        break;
-      case 0x62: // b
-        code = 0x08;
-        break;
-      case 0x66: // f
-        code = 0x0c;
-        break;
-      case 0x6e: // n
-        code = 0x0a;
-        break;
-      case 0x72: // r
-        code = 0x0d;
-        break;
-      case 0x74: // t
-        code = 0x09;
-        break;
-      case 0x75: {
-        // u: four hex digits
-        code = 0;
-        for (let k = at + 2; k < at + 6; k++) {
-          const digit = hexValue(buf[k] ?? -1);
-          if (digit < 0) throw syntaxError('bad Unicode escape', at);
-          code = code * 16 + digit;
-        }
-        this.codes.push(code);
-        if (this.codes.length >= MAX_PENDING_CODES) this.flushCodes();
-        return at + 6;
-      }
-      case -1:
-        throw syntaxError('unterminated string', this.stringStart);
-      default:
-        throw syntaxError(`bad escape ${describeByte(e)} in a string`, at);
-    }
-    this.codes.push(code);
-    if (this.codes.length >= MAX_PENDING_CODES) this.flushCodes();
-    return at + 2;
   }
 }
