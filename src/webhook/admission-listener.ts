@@ -11,7 +11,8 @@ import {
 } from './admission-review.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
 import { errorAnswer } from './errors.js';
-import { parseJsonBody } from './json-body.js';
+import type { LoopSlicing } from './dependencies.js';
+import { parseJsonBodySliced } from './json-body.js';
 
 /** One admission webhook: its metrics label and its handler. */
 export interface AdmissionRoute {
@@ -26,6 +27,8 @@ export interface AdmissionListenerOptions {
   readonly clock: () => number;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** How a large body's parse and a request's rules share the event loop. */
+  readonly slicing: LoopSlicing;
   /** Serves every other request (other paths and methods, compressed bodies). */
   readonly fallback: RequestListener;
 }
@@ -38,9 +41,9 @@ export async function answerAdmission(
   route: AdmissionRoute,
   body: unknown,
   startedAt: number,
-  options: Pick<AdmissionListenerOptions, 'clock' | 'metrics'>,
+  options: Pick<AdmissionListenerOptions, 'clock' | 'metrics' | 'slicing'>,
 ): Promise<unknown> {
-  const review = parseAdmissionReview(parseJsonBody(body));
+  const review = parseAdmissionReview(await parseJsonBodySliced(body, options.slicing));
   const outcome = await route.handle(review.request, options.clock() - startedAt);
   const { answer, result } = serialize(review, outcome);
   const seconds = (options.clock() - startedAt) / 1000;

@@ -59,6 +59,31 @@ export interface WebhookLimits {
 /** See WebhookLimits.sliceMs: well under the 10 ms p99 the webhook keeps for normal traffic. */
 export const DEFAULT_SLICE_MS = 2;
 
+/** How long work (a large body's parse, a request's rules) shares the webhook's event loop. */
+export interface LoopSlicing {
+  /** Work about this long, then yield. */
+  readonly sliceMs: number;
+  /** Milliseconds. */
+  readonly clock: () => number;
+  /** Resolves on a later turn of the event loop, after pending I/O. */
+  readonly yieldToLoop: () => Promise<void>;
+}
+
+/** The slicing of `deps`: its limits' sliceMs, its clock, its yield (setImmediate by default). */
+export function loopSlicing(
+  deps: Pick<WebhookDependencies, 'limits' | 'clock' | 'yieldToLoop'>,
+): LoopSlicing {
+  return {
+    sliceMs: deps.limits.sliceMs ?? DEFAULT_SLICE_MS,
+    clock: deps.clock ?? ((): number => performance.now()),
+    yieldToLoop: deps.yieldToLoop ?? nextTurn,
+  };
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
   bodyLimitBytes: 3 * 1024 * 1024,
   deadlineMs: 8000,

@@ -4,11 +4,7 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import type { RequestResult } from '../observability/metrics.js';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
-import {
-  DEFAULT_SLICE_MS,
-  type RuleFailureContext,
-  type WebhookDependencies,
-} from './dependencies.js';
+import { loopSlicing, type RuleFailureContext, type WebhookDependencies } from './dependencies.js';
 import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluation.js';
 
 export interface HandlerOutcome {
@@ -73,10 +69,7 @@ export async function handleDragnet(
         requestNamespace: request.namespace,
       },
       deps,
-      {
-        sliceMs: deps.limits.sliceMs ?? DEFAULT_SLICE_MS,
-        yieldToLoop: deps.yieldToLoop ?? nextTurn,
-      },
+      loopSlicing(deps),
     );
     return answer(result, context, deps);
   } catch (err) {
@@ -97,10 +90,6 @@ export async function handleDragnet(
       result: 'error',
     };
   }
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Warnings are shown to the user by kubectl; the API server truncates long ones. */

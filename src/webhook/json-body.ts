@@ -3,6 +3,15 @@ import { KubemodError } from '../errors/catalog.js';
 import type { JsonValue } from '../engine/json.js';
 import { fromBodyParserError } from './errors.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../engine/json-depth.js';
+import type { LoopSlicing } from './dependencies.js';
+import { parseJsonSliced } from './incremental-json.js';
+
+/**
+ * Bodies up to this size are parsed at once by JSON.parse (about a millisecond); larger ones (up
+ * to the 3 MiB limit, 15–50 ms in one block) by the sliced parser, which yields to the event loop
+ * as it goes.
+ */
+export const SLICED_PARSE_BYTES = 128 * 1024;
 
 /**
  * Reads the body as raw bytes whatever its Content-Type (curl -d sends form-encoded bodies) up to
@@ -60,4 +69,13 @@ export function parseJsonBody(body: unknown): JsonValue {
     const reason = err instanceof Error ? err.message : String(err);
     throw new KubemodError('REQUEST_MALFORMED', `request body is not valid JSON: ${reason}`);
   }
+}
+
+/**
+ * parseJsonBody for a body of any size: a large one is parsed in slices (parseJsonSliced), so that
+ * it does not hold the event loop; same value, same errors (REQUEST_MALFORMED).
+ */
+export async function parseJsonBodySliced(body: unknown, slicing: LoopSlicing): Promise<JsonValue> {
+  if (!Buffer.isBuffer(body) || body.length <= SLICED_PARSE_BYTES) return parseJsonBody(body);
+  return parseJsonSliced(body, { maxDepth: MAX_JSON_DEPTH, ...slicing });
 }

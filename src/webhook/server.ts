@@ -8,7 +8,7 @@ import {
   startEventLoopLagSampler,
   type LagTimers,
 } from '../observability/event-loop-lag.js';
-import type { WebhookDependencies } from './dependencies.js';
+import { loopSlicing, type WebhookDependencies } from './dependencies.js';
 import { handleDragnet } from './dragnet-handler.js';
 import {
   answerAdmission,
@@ -96,6 +96,7 @@ export function createWebhookApp(deps: WebhookDependencies): express.Express {
 
 function buildApp(deps: WebhookDependencies): AppState {
   const clock = deps.clock ?? ((): number => performance.now());
+  const slicing = loopSlicing(deps);
   const limit = deps.limits.bodyLimitBytes;
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>): void => {
@@ -147,6 +148,7 @@ function buildApp(deps: WebhookDependencies): AppState {
         answerAdmission(route, req.body, startedAtOf(res, clock), {
           clock,
           metrics: deps.metrics,
+          slicing,
         })
           .then((answer) => {
             res.status(200).json(answer);
@@ -242,6 +244,7 @@ export async function startWebhookServer(
     clock: deps.clock ?? ((): number => performance.now()),
     logger: deps.logger,
     metrics: deps.metrics,
+    slicing: loopSlicing(deps),
     fallback: app,
   });
   const timeouts = { ...DEFAULT_WEBHOOK_TIMEOUTS, ...options.timeouts };
