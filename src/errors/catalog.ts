@@ -31,6 +31,11 @@ export const errorCatalog = {
   INPUT_INVALID: { code: 'KM6002', summary: 'input is not valid' },
   REQUEST_MALFORMED: { code: 'KM6003', summary: 'request is malformed' },
   REQUEST_TOO_LARGE: { code: 'KM6004', summary: 'request body exceeds the limit' },
+  SERVER_BUSY: { code: 'KM6005', summary: 'too many requests are waiting; retry later' },
+  WORKER_FAILED: {
+    code: 'KM6006',
+    summary: 'the worker thread handling the request stopped before answering',
+  },
 
   CLUSTER: { code: 'KM7001', summary: 'Kubernetes API operation failed' },
   CLUSTER_CONFIG: {

@@ -5,6 +5,7 @@ import type { TemplateLimits } from '../engine/template/index.js';
 import type { WorkLimits } from '../engine/work-meter.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { DryRunRunnerFactory } from './dryrun-runner.js';
 import type { PlaygroundAssets } from './playground-assets.js';
 
 /** In-memory manifests for `syntheticRefs` (filled from informers by the operator, files or nothing standalone). */
@@ -54,6 +55,8 @@ export interface WebhookLimits {
    * when unset.
    */
   readonly sliceMs?: number;
+  /** Bounds of the dry-run worker thread; unset fields take DEFAULT_DRYRUN_WORKER_LIMITS. */
+  readonly dryRun?: Partial<DryRunWorkerLimits>;
 }
 
 /** See WebhookLimits.sliceMs: well under the 10 ms p99 the webhook keeps for normal traffic. */
@@ -84,11 +87,35 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * `PUT /v1/dryrun` runs in one worker thread, off the event loop that answers admission requests
+ * (docs/hostile-input.md). These bound what one dry run, and a crowd of them, may take from it.
+ */
+export interface DryRunWorkerLimits {
+  /**
+   * Milliseconds one dry run may spend in the worker (from the moment it is handed over to its
+   * answer). A dry run still running then is answered WORK_LIMIT and the worker is stopped and
+   * replaced.
+   */
+  readonly deadlineMs: number;
+  /** Dry runs that may wait for the worker; more are answered SERVER_BUSY (503) at once. */
+  readonly queueLength: number;
+  /** Old-generation heap of the worker, in MB (its `resourceLimits.maxOldGenerationSizeMb`). */
+  readonly heapMb: number;
+}
+
+export const DEFAULT_DRYRUN_WORKER_LIMITS: DryRunWorkerLimits = Object.freeze({
+  deadlineMs: 2000,
+  queueLength: 16,
+  heapMb: 256,
+});
+
 export const DEFAULT_WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
   bodyLimitBytes: 3 * 1024 * 1024,
   deadlineMs: 8000,
   template: Object.freeze({}),
   work: Object.freeze({}),
+  dryRun: DEFAULT_DRYRUN_WORKER_LIMITS,
 });
 
 export interface WebhookDependencies {
@@ -112,6 +139,11 @@ export interface WebhookDependencies {
    * evaluates rules sent by whoever can reach the webhook port.
    */
   readonly dryRun?: boolean;
+  /**
+   * Makes the runner of `PUT /v1/dryrun` (default: createWorkerDryRunRunner, a worker thread
+   * started on the first dry run). Tests may run dry runs in process (inProcessDryRunRunner).
+   */
+  readonly dryRunRunner?: DryRunRunnerFactory;
   /**
    * The playground page's files, served at `/` (GET/HEAD) when set: `kubemod-ts serve` only. The
    * operator never sets it, so its webhook port answers nothing but the webhooks (and the dryrun

@@ -4,6 +4,7 @@ import {
   type EvaluationRequest,
   type EvaluationResult,
   type RuleFailure,
+  type SyntheticRefs,
 } from '../engine/evaluate.js';
 import { explainEvaluation, type ExplainDocument } from '../engine/explain/index.js';
 import {
@@ -16,9 +17,13 @@ import { RuleStore } from '../engine/store.js';
 import { checkModRule, describeInvalidModRule } from '../rules/compile-modrule.js';
 import type { WebhookDependencies } from './dependencies.js';
 import { dryRunDiff, dryRunYaml } from './dryrun-diff.js';
-import { readDryRunRequest } from './dryrun-request.js';
+import { readDryRunRequest, type DryRunRequest } from './dryrun-request.js';
 import { httpStatusOf } from './errors.js';
-import { syntheticRefsFor } from './synthetic-refs.js';
+import {
+  lookupSyntheticRefs,
+  syntheticRefNames,
+  type SyntheticRefNames,
+} from './synthetic-refs.js';
 
 /** A rule that failed while evaluating (template error, work limit, …) and was skipped. */
 export interface DryRunFailure {
@@ -74,6 +79,21 @@ const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
   'ValidatingWebhookConfiguration',
 ]);
 
+/** What a dry run needs besides its body: the webhook's limits, cluster namespace and clock. */
+export type DryRunDependencies = Pick<WebhookDependencies, 'clusterNamespace' | 'clock'> & {
+  readonly limits: Pick<WebhookDependencies['limits'], 'template' | 'work'>;
+};
+
+/** A dry-run body read and its ModRules compiled, before the syntheticRefs are looked up. */
+export interface PreparedDryRun {
+  readonly request: DryRunRequest;
+  /** The namespace the resource is evaluated in (undefined for a cluster-scoped kind). */
+  readonly namespace: string | undefined;
+  readonly store: RuleStore;
+  /** The Namespace and Node manifests the evaluation's syntheticRefs are made of. */
+  readonly refNames: SyntheticRefNames;
+}
+
 /**
  * `{resourceManifest, modRules}` → `{patch, diff, rejections, failures}` (see readDryRunRequest
  * for the body, which may also carry YAML text, a namespace and an operation). The rules go into
@@ -82,14 +102,24 @@ const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
  * ModRule with its field errors. Rules that fail while evaluating (a template error, a work
  * limit) are skipped and listed in `failures`; they are not counted in the metrics (their names
  * come from the request). When the resource came as YAML text the answer adds `patchedYaml`.
+ * The webhook server runs the same two steps (prepareDryRun, completeDryRun) in a worker thread.
  */
 export function handleDryRun(
   body: JsonValue,
-  deps: WebhookDependencies,
+  deps: DryRunDependencies & Pick<WebhookDependencies, 'refs'>,
   options: DryRunOptions = {},
 ): DryRunResponse {
+  const prepared = prepareDryRun(body, deps);
+  return completeDryRun(prepared, lookupSyntheticRefs(prepared.refNames, deps.refs), deps, options);
+}
+
+/** Reads a dry-run body and compiles its ModRules; throws INPUT_INVALID as handleDryRun does. */
+export function prepareDryRun(
+  body: JsonValue,
+  deps: Pick<DryRunDependencies, 'clusterNamespace'>,
+): PreparedDryRun {
   const request = readDryRunRequest(body);
-  const { resource, modRules, operation } = request;
+  const { resource, modRules } = request;
   const namespace = request.namespace ?? requestNamespace(resource);
   const store = new RuleStore({ clusterNamespace: deps.clusterNamespace });
   const problems: string[] = [];
@@ -111,11 +141,23 @@ export function handleDryRun(
     store.put(check.rule);
   });
   if (problems.length > 0) throw invalid(problems.join('\n'));
+  return { request, namespace, store, refNames: syntheticRefNames(resource, namespace) };
+}
+
+/** Evaluates a prepared dry run with its syntheticRefs and builds the answer. */
+export function completeDryRun(
+  prepared: PreparedDryRun,
+  syntheticRefs: SyntheticRefs,
+  deps: DryRunDependencies,
+  options: DryRunOptions = {},
+): DryRunResponse {
+  const { request, namespace, store } = prepared;
+  const { resource, operation } = request;
   const evaluation: EvaluationRequest = {
     operation,
     namespace,
     object: resource,
-    syntheticRefs: syntheticRefsFor(resource, namespace, deps.refs),
+    syntheticRefs,
     limits: deps.limits.template,
     work: deps.limits.work,
     clock: deps.clock,

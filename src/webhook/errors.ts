@@ -14,6 +14,8 @@ const STATUS_BY_KIND: Partial<Record<ErrorName, number>> = {
   WORK_LIMIT: 400,
   DEPTH_LIMIT: 400,
   YAML_LIMIT: 400,
+  // Too many dry runs waiting for the worker thread: come back later.
+  SERVER_BUSY: 503,
 };
 
 export function httpStatusOf(err: KubemodError): number {

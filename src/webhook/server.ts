@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { describeError, KubemodError } from '../errors/catalog.js';
+import { KubemodError } from '../errors/catalog.js';
 import {
   DEFAULT_LAG_SAMPLE_MS,
   startEventLoopLagSampler,
@@ -15,15 +15,17 @@ import {
   createAdmissionListener,
   type AdmissionRoute,
 } from './admission-listener.js';
-import { explainParameter, handleDryRun } from './dryrun-handler.js';
-import { dryRunOperation } from './dryrun-request.js';
+import { explainParameter } from './dryrun-handler.js';
+import { deserializeError } from './dryrun-job.js';
+import type { DryRunRunner } from './dryrun-runner.js';
+import { createWorkerDryRunRunner } from './dryrun-worker-runner.js';
 import {
   DEFAULT_WEBHOOK_TIMEOUTS,
   dropIdleSockets,
   timeoutServerOptions,
   type WebhookTimeouts,
 } from './server-timeouts.js';
-import { createErrorHandler, fromBodyParserError, sendError } from './errors.js';
+import { createErrorHandler, fromBodyParserError, httpStatusOf, sendError } from './errors.js';
 import { parseJsonBody, rawBody } from './json-body.js';
 import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
 import { handlePodBinding } from './podbinding-handler.js';
@@ -87,9 +89,14 @@ interface AppState {
   readonly routes: ReadonlyMap<string, AdmissionRoute>;
   /** Background work (node-ref binds) that close() waits for. */
   readonly pending: Set<Promise<void>>;
+  /** The dry-run runner (its worker thread), stopped by close(); none when dry runs are off. */
+  readonly dryRunRunner: DryRunRunner | undefined;
 }
 
-/** The express application with every route; no listening socket. */
+/**
+ * The express application with every route; no listening socket. Its dry-run worker thread (if
+ * a dry run starts one) is never stopped, but it does not keep the process alive either.
+ */
 export function createWebhookApp(deps: WebhookDependencies): express.Express {
   return buildApp(deps).app;
 }
@@ -158,18 +165,28 @@ function buildApp(deps: WebhookDependencies): AppState {
     );
   }
 
+  let dryRunRunner: DryRunRunner | undefined;
   if (deps.dryRun !== false) {
-    app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), (req, res) => {
+    // Made here, started lazily: the worker thread comes up with the first dry run.
+    const runner = (deps.dryRunRunner ?? createWorkerDryRunRunner)(deps);
+    dryRunRunner = runner;
+    app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), async (req, res) => {
       const startedAt = startedAtOf(res, clock);
       res.locals.webhook = 'dryrun';
       const explain = explainParameter(req.query.explain);
-      const body = parseJsonBody(req.body);
-      const answer = handleDryRun(body, deps, { explain });
-      res.status(200).type('application/json').send(jsonText(answer));
+      const body: unknown = req.body;
+      // An empty body is refused here; the bytes of any other go to the runner as they are.
+      if (!Buffer.isBuffer(body) || body.length === 0) parseJsonBody(body);
+      const outcome = await runner.run(body as Buffer, { explain });
+      if (!outcome.ok) {
+        if (outcome.error.kind === 'SERVER_BUSY') res.set('Retry-After', '1');
+        throw deserializeError(outcome.error);
+      }
+      res.status(200).type('application/json').send(outcome.json);
       deps.metrics.observeRequest(
         'dryrun',
-        dryRunOperation(body),
-        answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
+        outcome.operation,
+        outcome.result,
         (clock() - startedAt) / 1000,
       );
     });
@@ -199,7 +216,8 @@ function buildApp(deps: WebhookDependencies): AppState {
     const webhook: unknown = res.locals.webhook;
     const mapped = fromBodyParserError(err, limit);
     if (typeof webhook === 'string') {
-      const result = mapped instanceof KubemodError ? 'malformed' : 'error';
+      const result =
+        mapped instanceof KubemodError && httpStatusOf(mapped) < 500 ? 'malformed' : 'error';
       deps.metrics.observeRequest(
         webhook,
         'unknown',
@@ -209,21 +227,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     }
     errorHandler(mapped, req, res, next);
   });
-  return { app, pending, routes };
-}
-
-/** JSON.stringify, refusing a value too deep to write (V8 overflows its stack) as DEPTH_LIMIT. */
-function jsonText(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    throw new KubemodError(
-      'DEPTH_LIMIT',
-      `the answer cannot be written: ${describeError(err)}`,
-      undefined,
-      { cause: err },
-    );
-  }
+  return { app, pending, routes, dryRunRunner };
 }
 
 function startedAtOf(res: Response, clock: () => number): number {
@@ -237,7 +241,10 @@ export async function startWebhookServer(
   options: WebhookServerOptions,
 ): Promise<StartedWebhookServer> {
   let closing = false;
-  const { app, pending, routes } = buildApp({ ...deps, ready: () => !closing && deps.ready() });
+  const { app, pending, routes, dryRunRunner } = buildApp({
+    ...deps,
+    ready: () => !closing && deps.ready(),
+  });
   const listener = createAdmissionListener({
     routes,
     bodyLimitBytes: deps.limits.bodyLimitBytes,
@@ -284,9 +291,11 @@ export async function startWebhookServer(
     close(): Promise<void> {
       closing = true;
       sampler?.stop();
-      closed ??= shutdown(server, pending, options.shutdownGraceMs ?? 10_000).then(() => {
-        deps.logger.info('webhook server stopped');
-      });
+      closed ??= shutdown(server, pending, options.shutdownGraceMs ?? 10_000)
+        .then(() => dryRunRunner?.close())
+        .then(() => {
+          deps.logger.info('webhook server stopped');
+        });
       return closed;
     },
   };

@@ -8,6 +8,27 @@ export const NODE_NAME_ANNOTATION = 'ref.kubemod.io/nodename';
 export const INJECT_NODE_REF_ANNOTATION = 'ref.kubemod.io/inject-node-ref';
 const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
+/** The names of the manifests an object's `syntheticRefs` are made of (see syntheticRefsFor). */
+export interface SyntheticRefNames {
+  readonly namespace?: string;
+  readonly node?: string;
+}
+
+/**
+ * Which manifests the `syntheticRefs` of an object need: its namespace (namespaced objects) and,
+ * for a Pod annotated with ref.kubemod.io/nodename, that node.
+ */
+export function syntheticRefNames(
+  object: JsonObject,
+  namespace: string | undefined,
+): SyntheticRefNames {
+  const nodeName = object.kind === 'Pod' ? annotation(object, NODE_NAME_ANNOTATION) : undefined;
+  return {
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(nodeName === undefined || nodeName === '' ? {} : { node: nodeName }),
+  };
+}
+
 /**
  * The `syntheticRefs` for an object: its namespace's manifest (namespaced objects) and, for Pods
  * annotated with ref.kubemod.io/nodename, the node's manifest. Both come from memory only.
@@ -17,14 +38,21 @@ export function syntheticRefsFor(
   namespace: string | undefined,
   lookups: SyntheticRefLookups,
 ): SyntheticRefs {
+  return lookupSyntheticRefs(syntheticRefNames(object, namespace), lookups);
+}
+
+/** The manifests named by `names` that the lookups hold, without their bookkeeping fields. */
+export function lookupSyntheticRefs(
+  names: SyntheticRefNames,
+  lookups: SyntheticRefLookups,
+): SyntheticRefs {
   const refs: { namespace?: JsonObject; node?: JsonObject } = {};
-  if (namespace !== undefined) {
-    const manifest = lookups.namespace(namespace);
+  if (names.namespace !== undefined) {
+    const manifest = lookups.namespace(names.namespace);
     if (manifest !== undefined) refs.namespace = stripBookkeeping(manifest);
   }
-  const nodeName = object.kind === 'Pod' ? annotation(object, NODE_NAME_ANNOTATION) : undefined;
-  if (nodeName !== undefined && nodeName !== '') {
-    const manifest = lookups.node(nodeName);
+  if (names.node !== undefined) {
+    const manifest = lookups.node(names.node);
     if (manifest !== undefined) refs.node = stripBookkeeping(manifest);
   }
   return refs;

@@ -7,6 +7,7 @@ import type { RuleFailureContext } from '../../../src/webhook/server.js';
 import { admissionReview, startHarness, storeOf, testTls } from '../../unit/webhook/harness.js';
 import { sendRequest, type Answer, type Target } from './http.js';
 import { measure, type Measurement } from './measure.js';
+import { createWorkerDryRunRunner } from '../../../src/webhook/dryrun-worker-runner.js';
 import { MAX_BLOCKED_MS, MAX_HEAP_GROWTH_MB, PROMPT_MS } from './bounds.js';
 
 export const PATHS = {
@@ -97,6 +98,8 @@ export async function startHostileServer(): Promise<HostileServer> {
   const harness = await startHarness({
     store: () => store,
     onRuleFailure: (failure, context) => failures.push({ failure, context }),
+    // The server's own dry-run runner: a worker thread, as deployed.
+    dryRunRunner: createWorkerDryRunRunner,
   });
   const target: Target = { port: harness.server.port, ca: testTls().ca };
   return {

@@ -13,6 +13,7 @@ import {
   type WebhookDependencies,
   type WebhookServerOptions,
 } from '../../../src/webhook/server.js';
+import { inProcessDryRunRunner } from '../../../src/webhook/dryrun-runner.js';
 
 export interface TestTls {
   readonly ca: string;
@@ -115,6 +116,10 @@ export async function startHarness(
     ready: () => true,
     limits: DEFAULT_WEBHOOK_LIMITS,
     clusterNamespace: 'kubemod-system',
+    // Dry runs in process: a worker thread takes a second or more to start from the TypeScript
+    // sources, once per harness. The worker path has its own tests (dryrun-worker.test.ts) and
+    // serves the hostile suite (test/hostile/support/server.ts).
+    dryRunRunner: inProcessDryRunRunner,
     ...overrides,
   };
   const server = await startWebhookServer(deps, {

@@ -1,0 +1,110 @@
+import type { AdmissionOperation } from '../api/index.js';
+import { describeError, errorCatalog, KubemodError, type ErrorName } from '../errors/catalog.js';
+import type { SyntheticRefs } from '../engine/evaluate.js';
+import type { RequestResult } from '../observability/metrics.js';
+import {
+  completeDryRun,
+  prepareDryRun,
+  type DryRunDependencies,
+  type DryRunOptions,
+} from './dryrun-handler.js';
+import { parseJsonBody } from './json-body.js';
+import type { SyntheticRefNames } from './synthetic-refs.js';
+
+/** A thrown error as it crosses a thread: a catalogued kind keeps its kind, message and field. */
+export interface SerializedError {
+  readonly kind?: ErrorName;
+  /** The message without the field prefix (KubemodError.rawMessage). */
+  readonly message: string;
+  readonly field?: string;
+  /** Stack of an uncatalogued error, for the log. */
+  readonly stack?: string;
+}
+
+/** The outcome of one dry run: the answer's JSON text or the error to answer with. */
+export type DryRunJobResult =
+  | {
+      readonly ok: true;
+      /** The `PUT /v1/dryrun` answer, serialized. */
+      readonly json: string;
+      /** Metric labels (fixed values, never request text). */
+      readonly operation: AdmissionOperation;
+      readonly result: Extract<RequestResult, 'allowed' | 'patched' | 'rejected'>;
+    }
+  | { readonly ok: false; readonly error: SerializedError };
+
+/** Looks up the Namespace and Node manifests a dry run's syntheticRefs are made of. */
+export type SyntheticRefsFetcher = (
+  names: SyntheticRefNames,
+) => SyntheticRefs | Promise<SyntheticRefs>;
+
+/**
+ * A whole dry run from the raw body bytes to the answer's JSON text: parse, compile, look up the
+ * syntheticRefs (through `fetchRefs`), evaluate (or explain), diff and serialize. Never throws:
+ * every failure comes back as the error to answer with. Runs in the dry-run worker thread, or in
+ * process for tests.
+ */
+export async function runDryRunJob(
+  body: Uint8Array,
+  options: DryRunOptions,
+  deps: DryRunDependencies,
+  fetchRefs: SyntheticRefsFetcher,
+): Promise<DryRunJobResult> {
+  try {
+    const parsed = parseJsonBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const prepared = prepareDryRun(parsed, deps);
+    const refs = needsRefs(prepared.refNames) ? await fetchRefs(prepared.refNames) : {};
+    const answer = completeDryRun(prepared, refs, deps, options);
+    return {
+      ok: true,
+      json: jsonText(answer),
+      operation: prepared.request.operation,
+      result:
+        answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
+    };
+  } catch (err) {
+    return { ok: false, error: serializeError(err) };
+  }
+}
+
+function needsRefs(names: SyntheticRefNames): boolean {
+  return names.namespace !== undefined || names.node !== undefined;
+}
+
+/** JSON.stringify, refusing a value too deep to write (V8 overflows its stack) as DEPTH_LIMIT. */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    throw new KubemodError(
+      'DEPTH_LIMIT',
+      `the answer cannot be written: ${describeError(err)}`,
+      undefined,
+      { cause: err },
+    );
+  }
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof KubemodError) {
+    return {
+      kind: err.kind,
+      message: err.rawMessage(),
+      ...(err.field === undefined ? {} : { field: err.field }),
+    };
+  }
+  return {
+    message: describeError(err),
+    ...(err instanceof Error && err.stack !== undefined ? { stack: err.stack } : {}),
+  };
+}
+
+/** The error a SerializedError stands for: the same KubemodError (kind, message, field) or an Error. */
+export function deserializeError(error: SerializedError): Error {
+  if (error.kind !== undefined && Object.hasOwn(errorCatalog, error.kind)) {
+    return new KubemodError(error.kind, error.message, error.field);
+  }
+  const plain = new Error(error.message);
+  if (error.stack !== undefined) plain.stack = error.stack;
+  return plain;
+}
