@@ -5,7 +5,7 @@ import type { JsonObject } from '../engine/json.js';
 import { DEFAULT_DRYRUN_WORKER_LIMITS, type DryRunWorkerLimits } from './dependencies.js';
 import type { DryRunOptions } from './dryrun-handler.js';
 import { serializeError, type DryRunJobResult, type SerializedError } from './dryrun-job.js';
-import type { DryRunRunner, DryRunRunnerFactory } from './dryrun-runner.js';
+import type { DryRunRunner, DryRunRunnerDependencies } from './dryrun-runner.js';
 import {
   DRYRUN_WORKER_MARK,
   type DryRunWorkerData,
@@ -48,11 +48,17 @@ interface Thread {
  * WORK_LIMIT and its thread is terminated; a thread that dies (out of its `heapMb` heap, a crash)
  * fails only the dry run it was running. The next dry run starts a new thread.
  */
-export const createWorkerDryRunRunner: DryRunRunnerFactory = (deps) => {
+export interface WorkerDryRunRunner extends DryRunRunner {
+  /** Worker threads started and not yet exited (0 before the first dry run and after close). */
+  threads(): number;
+}
+
+export const createWorkerDryRunRunner = (deps: DryRunRunnerDependencies): WorkerDryRunRunner => {
   const limits: DryRunWorkerLimits = { ...DEFAULT_DRYRUN_WORKER_LIMITS, ...deps.limits.dryRun };
   const { logger } = deps;
   const queue: Job[] = [];
   const refJson = new WeakMap<JsonObject, string>();
+  const live = new Set<Worker>();
   let thread: Thread | undefined;
   let running: Running | undefined;
   let nextId = 1;
@@ -72,7 +78,7 @@ export const createWorkerDryRunRunner: DryRunRunnerFactory = (deps) => {
     thread = undefined;
     if (current === undefined) return Promise.resolve();
     current.worker.removeAllListeners('message');
-    return current.worker.terminate();
+    return current.worker.terminate().then(() => live.delete(current.worker));
   };
 
   /** The thread died on its own: fail what it was doing, then carry on with a new one. */
@@ -119,6 +125,7 @@ export const createWorkerDryRunRunner: DryRunRunnerFactory = (deps) => {
     });
     // An idle worker never keeps the process alive; the HTTP server does while one is busy.
     worker.unref();
+    live.add(worker);
     const current: Thread = { worker, ready: false };
     worker.on('message', (message: WorkerToMain) => {
       onMessage(current, message);
@@ -127,6 +134,7 @@ export const createWorkerDryRunRunner: DryRunRunnerFactory = (deps) => {
       threadDied(current, err);
     });
     worker.on('exit', (code) => {
+      live.delete(worker);
       threadDied(current, new Error(`the worker thread exited with code ${String(code)}`));
     });
     return current;
@@ -230,7 +238,8 @@ export const createWorkerDryRunRunner: DryRunRunnerFactory = (deps) => {
     return text;
   }
 
-  const runner: DryRunRunner = {
+  const runner: WorkerDryRunRunner = {
+    threads: () => live.size,
     run(body: Buffer, options: DryRunOptions): Promise<DryRunJobResult> {
       if (closed) return Promise.resolve(busy('the server is shutting down'));
       if (queue.length >= limits.queueLength) {

@@ -1,0 +1,441 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { load } from 'js-yaml';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SyntheticRefs } from '../../../src/engine/evaluate.js';
+import type { JsonObject } from '../../../src/engine/json.js';
+import { parseJsonBody } from '../../../src/webhook/json-body.js';
+import { KubemodError } from '../../../src/errors/catalog.js';
+import { handleDryRun } from '../../../src/webhook/dryrun-handler.js';
+import type { DryRunRunnerFactory } from '../../../src/webhook/dryrun-runner.js';
+import {
+  createWorkerDryRunRunner,
+  type WorkerDryRunRunner,
+} from '../../../src/webhook/dryrun-worker-runner.js';
+import { httpStatusOf } from '../../../src/webhook/errors.js';
+import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from '../../../src/webhook/server.js';
+import {
+  admissionReview,
+  decodePatch,
+  responseOf,
+  send,
+  startHarness,
+  storeOf,
+  testTls,
+  type Harness,
+  type HttpAnswer,
+} from './harness.js';
+
+// PUT /v1/dryrun runs in a worker thread (issue #12): the same answers as handleDryRun, an event
+// loop free for admission requests while a dry run works, a deadline, a bounded queue, a heap cap.
+
+/** Time backstops that a loaded machine cannot hit (the work units keep their defaults). */
+const NO_CLOCK_LIMITS = { ruleMillis: 600_000, namespaceMillis: 600_000, requestMillis: 600_000 };
+
+/** Budgets high enough that only the worker's deadline can stop a slow dry run. */
+const NO_BUDGET_LIMITS = {
+  ruleUnits: 1e15,
+  namespaceUnits: 1e15,
+  requestUnits: 1e15,
+  ruleMillis: 600_000,
+  namespaceMillis: 600_000,
+  requestMillis: 600_000,
+};
+
+const PROBE_RULE = `
+apiVersion: api.kubemod.io/v1beta1
+kind: ModRule
+metadata: { name: probe, namespace: probe }
+spec:
+  type: Patch
+  match:
+    - select: '$.metadata.name'
+      matchValue: probe
+  patch:
+    - op: add
+      path: /metadata/labels/probe
+      value: answered
+`;
+
+/** A dry run that legitimately takes a while: `rounds` SHA-256 sums of 100 KB each (~0.25 ms). */
+function slowDryRun(rounds: number): string {
+  return JSON.stringify({
+    resourceManifest: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'slow', namespace: 'team' },
+    },
+    modRules: [
+      {
+        apiVersion: 'api.kubemod.io/v1beta1',
+        kind: 'ModRule',
+        metadata: { name: 'slow' },
+        spec: {
+          type: 'Patch',
+          match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+          patch: [
+            {
+              op: 'add',
+              path: '/data',
+              value: `{{ $s := repeat 100000 "x" }}{{ range until ${String(rounds)} }}{{ $_ := sha256sum $s }}{{ end }}{ "done": "yes" }`,
+            },
+          ],
+        },
+      },
+    ],
+  });
+}
+
+const QUICK_DRYRUN = JSON.stringify({
+  resourceManifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'quick' } },
+  modRules: [
+    {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: { name: 'label' },
+      spec: {
+        type: 'Patch',
+        match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+        patch: [{ op: 'add', path: '/metadata/labels', value: '{"quick": "yes"}' }],
+      },
+    },
+  ],
+});
+
+const PROBE_REVIEW = admissionReview({
+  operation: 'CREATE',
+  kind: 'ConfigMap',
+  resource: 'configmaps',
+  namespace: 'probe',
+  name: 'probe',
+  object: {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'probe', namespace: 'probe', labels: {} },
+  },
+});
+
+interface WorkerHarness extends Harness {
+  readonly runner: () => WorkerDryRunRunner;
+  dryrun(body: string, query?: string): Promise<HttpAnswer>;
+}
+
+/** The real HTTPS server with the worker runner (captured so tests can look at its threads). */
+async function startWorkerHarness(
+  limits: Partial<WebhookLimits> = {},
+  refs: {
+    namespace(name: string): JsonObject | undefined;
+    node(name: string): JsonObject | undefined;
+  } = {
+    namespace: () => undefined,
+    node: () => undefined,
+  },
+): Promise<WorkerHarness> {
+  let made: WorkerDryRunRunner | undefined;
+  const factory: DryRunRunnerFactory = (deps) => {
+    made = createWorkerDryRunRunner(deps);
+    return made;
+  };
+  const store = storeOf(PROBE_RULE);
+  const harness = await startHarness({
+    store: () => store,
+    refs,
+    dryRunRunner: factory,
+    limits: { ...DEFAULT_WEBHOOK_LIMITS, ...limits },
+  });
+  return {
+    ...harness,
+    runner: () => {
+      if (made === undefined) throw new Error('the server made no dry-run runner');
+      return made;
+    },
+    dryrun: (body, query = '') =>
+      send(harness.server.port, testTls().ca, 'PUT', `/v1/dryrun${query}`, body),
+  };
+}
+
+async function expectProbeAnswered(harness: Harness): Promise<void> {
+  const answer = await harness.post('/dragnet-webhook', PROBE_REVIEW);
+  expect(answer.status).toBe(200);
+  expect(decodePatch(responseOf(answer).response)).toEqual([
+    { op: 'add', path: '/metadata/labels/probe', value: 'answered' },
+  ]);
+}
+
+const fixtures = join(import.meta.dirname, '..', '..', 'fixtures', 'eval');
+const readYaml = (dir: string, file: string): unknown => {
+  try {
+    return load(readFileSync(join(fixtures, dir, file), 'utf8'));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return undefined;
+    throw err;
+  }
+};
+
+describe('PUT /v1/dryrun through the worker thread answers as handleDryRun does', () => {
+  let harness: WorkerHarness;
+  let refs: SyntheticRefs = {};
+  /** Lookups like an informer cache: every name finds the case's manifests (bookkeeping kept). */
+  const lookups = {
+    namespace: (): JsonObject | undefined => withBookkeeping(refs.namespace),
+    node: (): JsonObject | undefined => withBookkeeping(refs.node),
+  };
+  const deps = {
+    clusterNamespace: 'kubemod-system',
+    refs: lookups,
+    limits: { template: {}, work: NO_CLOCK_LIMITS },
+  };
+  beforeAll(async () => {
+    harness = await startWorkerHarness({ work: NO_CLOCK_LIMITS }, lookups);
+  }, 60_000);
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  /** The HTTP answer of handleDryRun called directly: the status and the body text. */
+  function direct(body: string, explain: boolean): { status: number; text: string } {
+    try {
+      const answer = handleDryRun(parseJsonBody(Buffer.from(body)), deps, { explain });
+      return { status: 200, text: JSON.stringify(answer) };
+    } catch (err) {
+      if (!(err instanceof KubemodError)) throw err;
+      return {
+        status: httpStatusOf(err),
+        text: JSON.stringify({ error: err.message, code: err.code }),
+      };
+    }
+  }
+
+  async function expectSame(body: string): Promise<void> {
+    for (const explain of [false, true]) {
+      const answer = await harness.dryrun(body, explain ? '?explain=true' : '');
+      const expected = direct(body, explain);
+      expect({ status: answer.status, text: answer.text }).toEqual(expected);
+    }
+  }
+
+  const cases = readdirSync(fixtures).sort();
+  it.each(cases)('test/fixtures/eval/%s (rules as objects and as YAML text)', async (dir) => {
+    const request = (readYaml(dir, 'request.yaml') ?? {}) as {
+      operation?: string;
+      namespace?: string;
+      syntheticRefs?: SyntheticRefs;
+    };
+    refs = request.syntheticRefs ?? {};
+    const rulesText = readFileSync(join(fixtures, dir, 'modrules.yaml'), 'utf8');
+    const rules = rulesText
+      .split(/^---$/m)
+      .map((text) => load(text))
+      .filter((rule) => rule !== null && rule !== undefined);
+    const base = {
+      resourceManifest: readYaml(dir, 'resource.yaml'),
+      ...(request.namespace === undefined ? {} : { namespace: request.namespace }),
+      ...(request.operation === undefined ? {} : { operation: request.operation }),
+    };
+    await expectSame(JSON.stringify({ ...base, modRules: rules }));
+    await expectSame(JSON.stringify({ ...base, modRules: rulesText }));
+  });
+
+  it('samples/dryrun-request.json, YAML text, invalid rules and bodies', async () => {
+    refs = {};
+    const sample = readFileSync(
+      join(import.meta.dirname, '..', '..', '..', 'samples', 'dryrun-request.json'),
+      'utf8',
+    );
+    await expectSame(sample);
+    await expectSame(
+      JSON.stringify({
+        resourceManifest:
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  on: yes\n',
+        modRules:
+          'apiVersion: api.kubemod.io/v1beta1\nkind: ModRule\nmetadata:\n  name: r\nspec:\n  type: Patch\n  match:\n    - select: $.kind\n  patch:\n    - op: add\n      path: /data/x\n      value: "1"\n',
+      }),
+    );
+    await expectSame(
+      JSON.stringify({
+        resourceManifest: { kind: 'ConfigMap', metadata: { name: 'a' } },
+        modRules: [{ kind: 'ModRule', metadata: { name: 'bad' }, spec: { type: 'Nope' } }],
+      }),
+    );
+    await expectSame(JSON.stringify({ resourceManifest: 'a: [', modRules: [] }));
+    await expectSame('{"resourceManifest": ');
+    await expectSame(JSON.stringify([1, 2]));
+  });
+
+  it('hands the worker the Namespace and Node manifests it names, without bookkeeping', async () => {
+    refs = {
+      namespace: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'team', labels: { tier: 'gold' } },
+      },
+      node: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { zone: 'z1' } } },
+    };
+    const body = JSON.stringify({
+      resourceManifest: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: 'p',
+          namespace: 'team',
+          annotations: { 'ref.kubemod.io/nodename': 'n1' },
+        },
+      },
+      modRules: [
+        {
+          apiVersion: 'api.kubemod.io/v1beta1',
+          kind: 'ModRule',
+          metadata: { name: 'refs' },
+          spec: {
+            type: 'Patch',
+            match: [{ select: '$.kind', matchValue: 'Pod' }],
+            patch: [
+              {
+                op: 'add',
+                path: '/metadata/labels',
+                value:
+                  '{"tier": "{{ .Target.syntheticRefs.namespace.metadata.labels.tier }}", "zone": "{{ .Target.syntheticRefs.node.metadata.labels.zone }}", "fields": "{{ .Target.syntheticRefs.namespace.metadata.managedFields }}"}',
+              },
+            ],
+          },
+        },
+      ],
+    });
+    await expectSame(body);
+    const answer = (await harness.dryrun(body)).json<{ patch: unknown }>();
+    expect(answer.patch).toEqual([
+      {
+        op: 'add',
+        path: '/metadata/labels',
+        value: { tier: 'gold', zone: 'z1', fields: '<no value>' },
+      },
+    ]);
+  });
+});
+
+function withBookkeeping(manifest: JsonObject | undefined): JsonObject | undefined {
+  if (manifest === undefined) return undefined;
+  const metadata = (manifest.metadata ?? {}) as JsonObject;
+  return {
+    ...manifest,
+    metadata: { ...metadata, managedFields: [{ manager: 'kubectl', operation: 'Update' }] },
+  };
+}
+
+describe('the dry-run worker thread', () => {
+  let harness: WorkerHarness | undefined;
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  it('leaves the event loop to admission requests while a slow dry run works', async () => {
+    harness = await startWorkerHarness({ work: NO_BUDGET_LIMITS, dryRun: { deadlineMs: 120_000 } });
+    const h = harness;
+    expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200); // the thread is up
+    let dryrunDone = false;
+    const slow = h.dryrun(slowDryRun(12_000)).finally(() => {
+      dryrunDone = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 5; i++) {
+      await expectProbeAnswered(h);
+      expect(dryrunDone, 'the admission request waited for the dry run').toBe(false);
+    }
+    const answer = await slow;
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    expect(answer.json<{ patch: unknown }>().patch).toEqual([
+      { op: 'add', path: '/data', value: { done: 'yes' } },
+    ]);
+  }, 120_000);
+
+  it('stops a dry run over its deadline with WORK_LIMIT, then serves the next one', async () => {
+    harness = await startWorkerHarness({ work: NO_BUDGET_LIMITS, dryRun: { deadlineMs: 500 } });
+    const h = harness;
+    expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200);
+    const killed = await h.dryrun(slowDryRun(40_000));
+    expect(killed.status).toBe(400);
+    expect(killed.json()).toEqual({
+      code: 'KM5002',
+      error:
+        'the dry run did not finish within its deadline of 500 ms; its worker thread was stopped',
+    });
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'dry-run worker stopped',
+        reason: 'deadline',
+        deadlineMs: 500,
+      }),
+    );
+    const next = await h.dryrun(QUICK_DRYRUN);
+    expect(next.status, next.text).toBe(200);
+    expect(next.json<{ patch: unknown }>().patch).toEqual([
+      { op: 'add', path: '/metadata/labels', value: { quick: 'yes' } },
+    ]);
+    const metrics = await h.metrics.render();
+    expect(metrics).toMatch(
+      /kubemod_webhook_requests_total\{[^}]*webhook="dryrun"[^}]*result="malformed"[^}]*\} 1/,
+    );
+  }, 120_000);
+
+  it('answers 503 SERVER_BUSY at once when the queue is full', async () => {
+    harness = await startWorkerHarness({
+      work: NO_BUDGET_LIMITS,
+      dryRun: { deadlineMs: 120_000, queueLength: 1 },
+    });
+    const h = harness;
+    expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200);
+    const order: string[] = [];
+    const slow = h.dryrun(slowDryRun(12_000)).finally(() => order.push('slow'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const queued = h.dryrun(QUICK_DRYRUN).finally(() => order.push('queued'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await h.dryrun(QUICK_DRYRUN);
+    order.push('refused');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toEqual({
+      code: 'KM6005',
+      error: '1 dry runs are already waiting for the dry-run worker (at most 1); retry later',
+    });
+    expect((await slow).status).toBe(200);
+    expect((await queued).status).toBe(200);
+    expect(order).toEqual(['refused', 'slow', 'queued']);
+  }, 120_000);
+
+  it('fails only the dry run whose thread ran out of heap, and starts a new thread', async () => {
+    harness = await startWorkerHarness({
+      work: NO_BUDGET_LIMITS,
+      template: { maxListLength: 1e10, maxIterations: 1e10, maxOutputBytes: 1e10 },
+      dryRun: { heapMb: 64, deadlineMs: 120_000 },
+    });
+    const h = harness;
+    expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200);
+    // With no template or work budget, a list doubled 30 times wants gigabytes.
+    const hog = JSON.parse(slowDryRun(1)) as {
+      modRules: [{ spec: { patch: [{ value: string }] } }];
+    };
+    hog.modRules[0].spec.patch[0].value =
+      '{{ $x := list "aaaaaaaaaaaaaaaa" }}{{ range until 30 }}{{ $x = concat $x $x }}{{ end }}{{ len $x }}';
+    const failed = await h.dryrun(JSON.stringify(hog));
+    expect(failed.status, failed.text.slice(0, 300)).toBe(400);
+    expect(failed.json()).toEqual({
+      code: 'KM5002',
+      error:
+        'the dry run needed more memory than a dry run may use (64 MB); its worker thread was stopped',
+    });
+    expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200);
+    await expectProbeAnswered(h);
+  }, 120_000);
+
+  it('stops its thread when the server closes', async () => {
+    harness = await startWorkerHarness();
+    const h = harness;
+    expect(h.runner().threads()).toBe(0); // nothing started before the first dry run
+    expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200);
+    expect(h.runner().threads()).toBe(1);
+    await h.close();
+    harness = undefined;
+    expect(h.runner().threads()).toBe(0);
+  }, 60_000);
+});
