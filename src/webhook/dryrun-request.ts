@@ -63,15 +63,6 @@ export function readDryRunRequest(body: JsonValue): DryRunRequest {
   };
 }
 
-/** The operation a (successfully handled) dry-run body asked for, as a metric label. */
-export function dryRunOperation(body: JsonValue): AdmissionOperation {
-  try {
-    return isJsonObject(body) ? readOperation(body.operation) : 'CREATE';
-  } catch {
-    return 'CREATE';
-  }
-}
-
 function readResource(value: JsonValue | undefined): JsonObject {
   if (typeof value === 'string') {
     checkTextLength(value, 'resourceManifest');

@@ -39,7 +39,12 @@ interface Running {
 interface Thread {
   readonly worker: Worker;
   ready: boolean;
+  /** Gives up on a thread that does not come up (a dist or loader problem, not a request's). */
+  readonly startTimer: NodeJS.Timeout;
 }
+
+/** How long a new worker thread may take to load its modules and say it is ready. */
+export const WORKER_START_TIMEOUT_MS = 30_000;
 
 /**
  * Runs dry runs in one worker thread, off the event loop that answers admission requests. The
@@ -77,12 +82,14 @@ export const createWorkerDryRunRunner = (deps: DryRunRunnerDependencies): Worker
     const current = thread;
     thread = undefined;
     if (current === undefined) return Promise.resolve();
+    clearTimeout(current.startTimer);
     current.worker.removeAllListeners('message');
     return current.worker.terminate().then(() => live.delete(current.worker));
   };
 
   /** The thread died on its own: fail what it was doing, then carry on with a new one. */
   const threadDied = (current: Thread, err: unknown): void => {
+    clearTimeout(current.startTimer);
     if (thread !== current) return;
     thread = undefined;
     const outOfMemory = isCode(err, 'ERR_WORKER_OUT_OF_MEMORY');
@@ -126,7 +133,15 @@ export const createWorkerDryRunRunner = (deps: DryRunRunnerDependencies): Worker
     // An idle worker never keeps the process alive; the HTTP server does while one is busy.
     worker.unref();
     live.add(worker);
-    const current: Thread = { worker, ready: false };
+    const current: Thread = {
+      worker,
+      ready: false,
+      startTimer: setTimeout(() => {
+        threadDied(current, new Error(`not ready within ${String(WORKER_START_TIMEOUT_MS)} ms`));
+        void worker.terminate();
+      }, WORKER_START_TIMEOUT_MS),
+    };
+    current.startTimer.unref();
     worker.on('message', (message: WorkerToMain) => {
       onMessage(current, message);
     });
@@ -143,6 +158,7 @@ export const createWorkerDryRunRunner = (deps: DryRunRunnerDependencies): Worker
   const onMessage = (current: Thread, message: WorkerToMain): void => {
     if (thread !== current) return;
     if (message.type === 'ready') {
+      clearTimeout(current.startTimer);
       current.ready = true;
       pump();
       return;
