@@ -6,10 +6,12 @@ import type { SyntheticRefs } from '../../../src/engine/evaluate.js';
 import type { JsonObject } from '../../../src/engine/json.js';
 import { parseJsonBody } from '../../../src/webhook/json-body.js';
 import { KubemodError } from '../../../src/errors/catalog.js';
+import { createLogger } from '../../../src/observability/logger.js';
 import { handleDryRun } from '../../../src/webhook/dryrun-handler.js';
 import type { DryRunRunnerFactory } from '../../../src/webhook/dryrun-runner.js';
 import {
   createWorkerDryRunRunner,
+  MAX_REF_JSON_CHARS,
   type WorkerDryRunRunner,
 } from '../../../src/webhook/dryrun-worker-runner.js';
 import { httpStatusOf } from '../../../src/webhook/errors.js';
@@ -437,5 +439,67 @@ describe('the dry-run worker thread', () => {
     await h.close();
     harness = undefined;
     expect(h.runner().threads()).toBe(0);
+  }, 60_000);
+});
+
+describe('createWorkerDryRunRunner, without the server', () => {
+  const logs: string[] = [];
+  const baseDeps = {
+    clusterNamespace: 'kubemod-system',
+    logger: createLogger({
+      level: 'error',
+      destination: { write: (line: string) => logs.push(line) },
+    }),
+    limits: { template: {}, work: NO_CLOCK_LIMITS },
+  };
+
+  it('copies a pooled Buffer and transfers one that owns its memory', async () => {
+    const runner = createWorkerDryRunRunner({
+      ...baseDeps,
+      refs: { namespace: () => undefined, node: () => undefined },
+    });
+    try {
+      const pooled = Buffer.from(QUICK_DRYRUN); // small: a slice of Node's shared pool
+      expect(pooled.byteLength).toBeLessThan(pooled.buffer.byteLength);
+      expect((await runner.run(pooled, {})).ok).toBe(true);
+      expect(pooled.toString()).toBe(QUICK_DRYRUN); // the pool was not detached
+      const owned = Buffer.alloc(QUICK_DRYRUN.length, QUICK_DRYRUN); // Buffer.alloc never pools
+      expect(owned.byteLength).toBe(owned.buffer.byteLength);
+      const outcome = await runner.run(owned, {});
+      expect(outcome).toMatchObject({ ok: true, operation: 'CREATE', result: 'patched' });
+      expect(owned.byteLength).toBe(0); // moved to the worker, not copied
+    } finally {
+      await runner.close();
+    }
+  }, 60_000);
+
+  it('fails a dry run whose syntheticRefs manifest is over the bound, and serves the next', async () => {
+    const huge: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team', annotations: { big: 'x'.repeat(MAX_REF_JSON_CHARS) } },
+    };
+    const runner = createWorkerDryRunRunner({
+      ...baseDeps,
+      refs: { namespace: (name) => (name === 'team' ? huge : undefined), node: () => undefined },
+    });
+    try {
+      const inTeam = await runner.run(Buffer.from(slowDryRun(1)), {});
+      expect(inTeam).toEqual({
+        ok: false,
+        error: expect.objectContaining({
+          message: `a Namespace manifest used as syntheticRefs is ${String(JSON.stringify(huge).length)} characters of JSON, more than ${String(MAX_REF_JSON_CHARS)}`,
+        }) as unknown,
+      });
+      expect((await runner.run(Buffer.from(QUICK_DRYRUN), {})).ok).toBe(true);
+      expect(runner.threads()).toBe(1);
+    } finally {
+      await runner.close();
+    }
+    expect(runner.threads()).toBe(0);
+    expect(await runner.run(Buffer.from(QUICK_DRYRUN), {})).toEqual({
+      ok: false,
+      error: { kind: 'SERVER_BUSY', message: 'the server is shutting down' },
+    });
   }, 60_000);
 });
