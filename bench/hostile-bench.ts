@@ -177,6 +177,8 @@ async function main(): Promise<void> {
   const server = spawnPinned(
     process.execPath,
     [
+      // Extra Node flags for the server, e.g. BENCH_SERVER_NODE_ARGS=--trace-gc (diagnosis only).
+      ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
       'dist/src/cli/main.js',
       'serve',
       ...['--rules', dir, '--host', '127.0.0.1', '--port', '0'],

@@ -46,6 +46,8 @@ export function watchServerLog(child: ChildProcess): ServerLog {
     let listening = false;
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
+      // V8's --trace-gc lines (BENCH_SERVER_NODE_ARGS), passed on for diagnosis.
+      if (line.startsWith('[') && line.includes('ms:')) process.stderr.write(`${line}\n`);
       const interesting =
         line.includes('"level":"error"') ||
         line.includes('"level":"fatal"') ||

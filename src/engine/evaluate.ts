@@ -63,19 +63,24 @@ export interface EvaluationResult {
 export function evaluate(store: RuleStore, request: EvaluationRequest): EvaluationResult {
   const meter = new WorkMeter(request.work, request.clock);
   return withMeter(meter, () => {
-    const steps = evaluationSteps(store, request, meter);
-    for (;;) {
-      const step = steps.next();
-      if (step.done === true) return step.value;
-    }
+    // Never asked to pause, the steps run to the end in one call.
+    const step = evaluationSteps(store, request, meter, neverPause).next();
+    if (step.done !== true) throw new Error('evaluation paused without being asked to');
+    return step.value;
   });
 }
 
+function neverPause(): boolean {
+  return false;
+}
+
 /**
- * The evaluation as steps: the generator pauses (yields) after each rule, so that a caller can
- * spread one request's evaluation over several turns of its event loop (see evaluateSliced). Each
- * `next()` must run with `meter` active (withMeter). What a step does does not depend on when it
- * runs: the rules are taken from the store once, at the start, and the compiled rules never change.
+ * The evaluation as steps: after each rule the generator asks `pause` and, when it says so, pauses
+ * (yields), so that a caller can spread one request's evaluation over several turns of its event
+ * loop (see evaluateSliced). Each `next()` must run with `meter` active (withMeter). What a step
+ * does does not depend on when it runs: the rules are taken from the store once, at the start, and
+ * the compiled rules never change. An evaluation that is never asked to pause allocates nothing
+ * for being steppable.
  *
  * Each rule runs under its own allowance from its namespace's pool (WorkMeter.beginRule): a rule
  * that goes over fails with WORK_LIMIT and is skipped like any failing rule; the others still
@@ -85,6 +90,7 @@ export function* evaluationSteps(
   store: RuleStore,
   request: EvaluationRequest,
   meter: WorkMeter,
+  pause: () => boolean,
 ): Generator<void, EvaluationResult, void> {
   const original = request.object;
   const candidates = store.candidates(candidateQueryOf(request));
@@ -110,7 +116,7 @@ export function* evaluationSteps(
       } catch (err) {
         failures.push(failureOf(rule, err));
       }
-      yield;
+      if (pause()) yield;
     }
     // The matching rules then apply one after another, in execution order (see compareRules):
     // each computes its patch (selects, placeholders, `.Target`, `.SelectedItem`, templates) on
@@ -139,7 +145,7 @@ export function* evaluationSteps(
         failures.push(failureOf(rule, err));
         if (applying) state.replay(applied.flatMap((a) => a.operations));
       }
-      yield;
+      if (pause()) yield;
     }
   }
 
@@ -164,7 +170,7 @@ export function* evaluationSteps(
       rejections.push(outcome.text);
       if (outcome.failure !== undefined) failures.push(outcome.failure);
     }
-    yield;
+    if (pause()) yield;
   }
 
   const patched = state.result(applied.flatMap((a) => a.operations));

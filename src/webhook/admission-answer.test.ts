@@ -3,7 +3,7 @@ import type { JsonObject, JsonPatchOperation } from '../engine/json.js';
 import { KubemodError } from '../errors/catalog.js';
 import { createMetrics } from '../observability/metrics.js';
 import { answerAdmission, type AdmissionRoute } from './admission-listener.js';
-import { SLICED_PARSE_BYTES } from './json-body.js';
+import { SLICED_PARSE_BYTES, SLICED_PARSE_DEPTH } from './json-body.js';
 
 const REVIEW = Buffer.from(
   JSON.stringify({
@@ -59,10 +59,25 @@ describe('answerAdmission', () => {
       .object;
     expect(seen).toEqual([expected]);
 
-    // A small body is parsed at once.
-    turns = 0;
-    await answerAdmission(route, REVIEW, 0, { clock: () => 0, metrics, slicing });
-    expect(turns).toBe(0);
+    // A small body is parsed at once by JSON.parse, which never looks at the slicing clock…
+    let looks = 0;
+    const counting = { ...STILL, clock: () => ((looks += 1), 0) };
+    await answerAdmission(route, REVIEW, 0, { clock: () => 0, metrics, slicing: counting });
+    expect(looks).toBe(0);
+
+    // …unless it nests deeper than SLICED_PARSE_DEPTH (JSON.parse slows down with depth).
+    const depth = SLICED_PARSE_DEPTH + 50;
+    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const deepBody = Buffer.from(
+      `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"d","operation":"CREATE","object":{"kind":"ConfigMap","data":${deep}}}}`,
+    );
+    expect(deepBody.length).toBeLessThan(SLICED_PARSE_BYTES);
+    seen.length = 0;
+    await answerAdmission(route, deepBody, 0, { clock: () => 0, metrics, slicing: counting });
+    expect(looks).toBeGreaterThan(0);
+    expect(seen).toEqual([
+      (JSON.parse(deepBody.toString('utf8')) as { request: { object: unknown } }).request.object,
+    ]);
   });
 
   it('refuses a large malformed body with REQUEST_MALFORMED naming the byte', async () => {
