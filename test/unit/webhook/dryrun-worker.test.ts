@@ -413,12 +413,14 @@ describe('the dry-run worker thread', () => {
     });
     const h = harness;
     expect((await h.dryrun(QUICK_DRYRUN)).status).toBe(200);
-    // With no template or work budget, a list doubled 30 times wants gigabytes.
+    // With no template or work budget, a dict that keeps 100 KB strings wants gigabytes. It grows
+    // in steps far below the cap: V8 (Node 24 at least) aborts the whole process, not just the
+    // thread, when one single allocation passes a worker's heap limit.
     const hog = JSON.parse(slowDryRun(1)) as {
       modRules: [{ spec: { patch: [{ value: string }] } }];
     };
     hog.modRules[0].spec.patch[0].value =
-      '{{ $x := list "aaaaaaaaaaaaaaaa" }}{{ range until 30 }}{{ $x = concat $x $x }}{{ end }}{{ len $x }}';
+      '{{ $d := dict }}{{ range $i := until 100000 }}{{ $_ := set $d (toString $i) (repeat 100000 "a") }}{{ end }}{{ len $d }}';
     const failed = await h.dryrun(JSON.stringify(hog));
     expect(failed.status, failed.text.slice(0, 300)).toBe(400);
     expect(failed.json()).toEqual({
