@@ -50,9 +50,7 @@ describe('evaluateSliced', () => {
       },
     };
     const store = labelRules(20);
-    const sliced = await evaluateSliced(store, request({ clock, work: UNTIMED }), {
-      ...scheduler,
-    });
+    const sliced = await evaluateSliced(store, request({ clock, work: UNTIMED }), scheduler);
     expect(sliced.yields).toBe(turns);
     expect(turns).toBeGreaterThan(2);
     // 20 rules matched then applied are 40 steps: slicing means far fewer yields than steps.

@@ -4,7 +4,7 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import type { RequestResult } from '../observability/metrics.js';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
-import { loopSlicing, type RuleFailureContext, type WebhookDependencies } from './dependencies.js';
+import type { LoopSlicing, RuleFailureContext, WebhookDependencies } from './dependencies.js';
 import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluation.js';
 
 export interface HandlerOutcome {
@@ -24,12 +24,13 @@ export function rejectionMessage(rejections: readonly string[]): string {
  * answers with the patch, a 403 rejection, or a plain allow. An internal failure allows the
  * request unchanged with a warning: the operator must never block the cluster. The evaluation is
  * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
- * requests that arrive meanwhile are answered in between.
+ * requests that arrive meanwhile are answered in between (`slicing`, made once per server).
  */
 export async function handleDragnet(
   request: AdmissionRequest,
   deps: WebhookDependencies,
   waitedMs: number,
+  slicing: LoopSlicing,
 ): Promise<HandlerOutcome> {
   const operation = request.operation;
   if (!EVALUATED_OPERATIONS.includes(operation)) {
@@ -69,7 +70,7 @@ export async function handleDragnet(
         requestNamespace: request.namespace,
       },
       deps,
-      loopSlicing(deps),
+      slicing,
     );
     return answer(result, context, deps);
   } catch (err) {

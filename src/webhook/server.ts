@@ -8,7 +8,7 @@ import {
   startEventLoopLagSampler,
   type LagTimers,
 } from '../observability/event-loop-lag.js';
-import { loopSlicing, type WebhookDependencies } from './dependencies.js';
+import { loopSlicing, type LoopSlicing, type WebhookDependencies } from './dependencies.js';
 import { handleDragnet } from './dragnet-handler.js';
 import {
   answerAdmission,
@@ -91,6 +91,8 @@ interface AppState {
   readonly pending: Set<Promise<void>>;
   /** The dry-run runner (its worker thread), stopped by close(); none when dry runs are off. */
   readonly dryRunRunner: DryRunRunner | undefined;
+  /** How large bodies and long evaluations share the event loop (and the clock they use). */
+  readonly slicing: LoopSlicing;
 }
 
 /**
@@ -102,8 +104,8 @@ export function createWebhookApp(deps: WebhookDependencies): express.Express {
 }
 
 function buildApp(deps: WebhookDependencies): AppState {
-  const clock = deps.clock ?? ((): number => performance.now());
   const slicing = loopSlicing(deps);
+  const clock = slicing.clock;
   const limit = deps.limits.bodyLimitBytes;
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>): void => {
@@ -127,7 +129,10 @@ function buildApp(deps: WebhookDependencies): AppState {
   const routes = new Map<string, AdmissionRoute>([
     [
       WEBHOOK_PATHS.dragnet,
-      { webhook: 'dragnet', handle: (request, waited) => handleDragnet(request, deps, waited) },
+      {
+        webhook: 'dragnet',
+        handle: (request, waited) => handleDragnet(request, deps, waited, slicing),
+      },
     ],
     [
       WEBHOOK_PATHS.podBinding,
@@ -227,7 +232,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     }
     errorHandler(mapped, req, res, next);
   });
-  return { app, pending, routes, dryRunRunner };
+  return { app, pending, routes, dryRunRunner, slicing };
 }
 
 function startedAtOf(res: Response, clock: () => number): number {
@@ -241,17 +246,17 @@ export async function startWebhookServer(
   options: WebhookServerOptions,
 ): Promise<StartedWebhookServer> {
   let closing = false;
-  const { app, pending, routes, dryRunRunner } = buildApp({
+  const { app, pending, routes, dryRunRunner, slicing } = buildApp({
     ...deps,
     ready: () => !closing && deps.ready(),
   });
   const listener = createAdmissionListener({
     routes,
     bodyLimitBytes: deps.limits.bodyLimitBytes,
-    clock: deps.clock ?? ((): number => performance.now()),
+    clock: slicing.clock,
     logger: deps.logger,
     metrics: deps.metrics,
-    slicing: loopSlicing(deps),
+    slicing,
     fallback: app,
   });
   const timeouts = { ...DEFAULT_WEBHOOK_TIMEOUTS, ...options.timeouts };
