@@ -3,12 +3,14 @@
  * operator started in a child process (so its RSS is its own) until /readyz-equivalent readiness.
  *
  *   npx tsc -p tsconfig.bench.json && node dist/bench/operator-load.js [--rules 5000] [--namespaces 500]
- *     [--node-options '<flags>']
+ *     [--node-options '<flags>'] [--runs 1] [--cpu-prof <dir>]
  *
  * Prints startup-to-ready (process start → every informer synced → rules compiled into the store),
  * the time until the leader has written every ModRule's Ready status, and RSS/heap at that size.
  * The operator runs with the NODE_OPTIONS its Deployment sets (config/manager/deployment.yaml),
- * as shipped; `--node-options ''` runs it with V8's defaults instead.
+ * as shipped; `--node-options ''` runs it with V8's defaults instead. `--runs N` starts the operator
+ * N times, one after another, against the same populated cluster; `--cpu-prof <dir>` writes each
+ * run's V8 CPU profile there (for diagnosis: profiling slows the operator down).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -197,6 +199,57 @@ async function shippedNodeOptions(): Promise<string> {
   return container?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
 }
 
+/** The Secret the operator keeps its webhook certificate in (the defaults of `operator`). */
+const CERT_SECRET_PATH = '/api/v1/namespaces/kubemod-system/secrets/kubemod-webhook-server-cert';
+
+/** Runs the operator in a child process; resolves with its stdout. */
+function runChild(
+  kubeconfigPath: string,
+  rules: number,
+  nodeOptions: string,
+  profileDir: string | undefined,
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
+        // Compiled (dist/bench) runs the operator as shipped; the source runs through tsx.
+        ...(import.meta.filename.endsWith('.ts') ? ['--import', 'tsx'] : []),
+        import.meta.filename,
+        '--child',
+        kubeconfigPath,
+        '--rules',
+        String(rules),
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, NODE_OPTIONS: nodeOptions },
+      },
+    );
+    let text = '';
+    proc.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    proc.on('exit', (code) => {
+      if (code === 0) resolve(text);
+      else reject(new Error(`child exited ${String(code)}`));
+    });
+  });
+}
+
+function report(r: Record<string, number>): void {
+  const fmt = (n: number | undefined): string => (n === undefined ? '?' : n.toFixed(0));
+  console.log(
+    `operator ready (all informers synced, ${fmt(r.storeSize)} rules compiled) in ${fmt(r.readyMs)} ms (${fmt(r.sinceStartMs)} ms from process start; CPU ${fmt(r.cpuMs)} ms)`,
+  );
+  console.log(`every ModRule's Ready status written by ${fmt(r.statusMs)} ms`);
+  console.log(
+    `RSS at ready ${fmt(r.rssAtReadyMb)} MiB; after statuses + GC ${fmt(r.rssSettledMb)} MiB (heap used ${fmt(r.heapUsedSettledMb)} MiB)`,
+  );
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -204,6 +257,8 @@ async function main(): Promise<void> {
       namespaces: { type: 'string' },
       child: { type: 'string' },
       'node-options': { type: 'string' },
+      runs: { type: 'string' },
+      'cpu-prof': { type: 'string' },
     },
   });
   const rules = Number(values.rules ?? 5000);
@@ -223,42 +278,16 @@ async function main(): Promise<void> {
     console.log(
       `created ${String(rules)} ModRules in ${String(namespaces)} namespaces in ${(populateMs / 1000).toFixed(1)} s`,
     );
-    const out = await new Promise<string>((resolve, reject) => {
-      const proc = spawn(
-        process.execPath,
-        [
-          '--expose-gc',
-          // Compiled (dist/bench) runs the operator as shipped; the source runs through tsx.
-          ...(import.meta.filename.endsWith('.ts') ? ['--import', 'tsx'] : []),
-          import.meta.filename,
-          '--child',
-          plane.kubeconfigPath,
-          '--rules',
-          String(rules),
-        ],
-        {
-          stdio: ['ignore', 'pipe', 'inherit'],
-          env: { ...process.env, NODE_OPTIONS: nodeOptions },
-        },
-      );
-      let text = '';
-      proc.stdout.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      proc.on('exit', (code) => {
-        if (code === 0) resolve(text);
-        else reject(new Error(`child exited ${String(code)}`));
-      });
-    });
-    const r = JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>;
-    const fmt = (n: number | undefined): string => (n === undefined ? '?' : n.toFixed(0));
-    console.log(
-      `operator ready (all informers synced, ${fmt(r.storeSize)} rules compiled) in ${fmt(r.readyMs)} ms (${fmt(r.sinceStartMs)} ms from process start; CPU ${fmt(r.cpuMs)} ms)`,
-    );
-    console.log(`every ModRule's Ready status written by ${fmt(r.statusMs)} ms`);
-    console.log(
-      `RSS at ready ${fmt(r.rssAtReadyMb)} MiB; after statuses + GC ${fmt(r.rssSettledMb)} MiB (heap used ${fmt(r.heapUsedSettledMb)} MiB)`,
-    );
+    const runs = Math.max(1, Number(values.runs ?? 1));
+    const profileDir = values['cpu-prof'];
+    const client = createKubeClient(kubeconfigConnection(plane.kubeconfigPath));
+    for (let run = 1; run <= runs; run++) {
+      if (runs > 1) console.log(`run ${String(run)} of ${String(runs)}:`);
+      // Every run is a first install: the webhook certificate is generated again.
+      if (run > 1) await client.request({ method: 'DELETE', path: CERT_SECRET_PATH });
+      const out = await runChild(plane.kubeconfigPath, rules, nodeOptions, profileDir);
+      report(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>);
+    }
     console.log(`node ${process.version}, NODE_OPTIONS=${JSON.stringify(nodeOptions)}`);
   } finally {
     await plane.stop();

@@ -186,21 +186,36 @@ export async function startOperator(
     validityMs: config.certValidityMs,
     rotateAt: config.certRotateAt,
   });
-  let current: ServingCertificate = await retrying(
+  // The certificate is read or made while the informers list (its keys are generated on the thread
+  // pool): both are on the way to serving, neither waits for the other.
+  let current: ServingCertificate | undefined;
+  const certificate = retrying(
     () => certs.ensure(),
     rt,
     lifetime.signal,
     logger,
     'read or create the webhook certificate',
+  ).then((cert) => {
+    // The Secret informer may already have delivered it (or a newer one).
+    current ??= cert;
+    return current;
+  });
+  // Settled copy for the leader's chain, so a failure is reported once (by startOperator).
+  const certificateSettled = certificate.then(
+    () => undefined,
+    () => undefined,
   );
 
-  const ready = (): boolean => !stopping && ruleInformers.every((inf) => inf.synced);
+  // Set once the webhook listens.
+  const serving: { server?: StartedWebhookServer } = {};
+  // Ready once the store is loaded and the webhook listens with a certificate.
+  const ready = (): boolean =>
+    !stopping && serving.server !== undefined && ruleInformers.every((inf) => inf.synced);
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
       : await startHealthServer({ host: config.host, port: config.healthPort, ready, metrics });
-  const serving: { server?: StartedWebhookServer } = {};
-  const startServer = (): Promise<StartedWebhookServer> =>
+  const startServer = (cert: ServingCertificate): Promise<StartedWebhookServer> =>
     startWebhookServer(
       {
         store: () => store,
@@ -224,7 +239,7 @@ export async function startOperator(
       {
         host: config.host,
         port: config.webhookPort,
-        tls: { cert: current.certPem, key: current.keyPem },
+        tls: { cert: cert.certPem, key: cert.keyPem },
         shutdownGraceMs: config.shutdownGraceMs,
       },
     );
@@ -232,7 +247,7 @@ export async function startOperator(
   // Every replica follows the Secret and serves whatever certificate it holds.
   const followSecret = (obj: KubeObject): void => {
     const cert = parseCertificateSecret(obj);
-    if (cert === undefined || cert.certPem === current.certPem) return;
+    if (cert === undefined || cert.certPem === current?.certPem) return;
     current = cert;
     serving.server?.reloadCertificate({ cert: cert.certPem, key: cert.keyPem });
   };
@@ -252,14 +267,15 @@ export async function startOperator(
       { resource: 'validatingwebhookconfigurations', name: config.validatingWebhookName },
     ],
   });
-  let chain: Promise<void> = Promise.resolve();
+  // Leader work starts once this replica holds a certificate.
+  let chain: Promise<void> = certificateSettled;
   let queued = false;
   leaderWork = (): void => {
     if (queued || stopping) return;
     queued = true;
     chain = chain.then(async () => {
       queued = false;
-      if (!elector.isLeader || stopping) return;
+      if (!elector.isLeader || stopping || current === undefined) return;
       try {
         const rotated = await certs.rotateIfNeeded(async (bundle) => {
           await injector.reconcile(bundle);
@@ -286,8 +302,21 @@ export async function startOperator(
     logger.info({ rules: store.size }, 'initial sync complete; ready');
   });
   // The webhook listens only once the store is fully loaded: it never answers from a partial store.
-  await readyPromise;
-  const listening = await startServer();
+  let listening: StartedWebhookServer;
+  try {
+    const [cert] = await Promise.all([certificate, readyPromise]);
+    listening = await startServer(current ?? cert);
+  } catch (err) {
+    // No certificate (or no listener): undo what started, so the caller's process can exit.
+    stopping = true;
+    clearInterval(periodic);
+    lifetime.abort();
+    await operatorAudit.stop();
+    await elector.stop();
+    for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+    await health?.close();
+    throw err;
+  }
   serving.server = listening;
 
   let stopped: Promise<void> | undefined;

@@ -1,6 +1,8 @@
 import { compileSelect, type CompiledSelect } from './expr/index.js';
 import { compileRegex, type GoRegex } from './regex.js';
 import { compileTemplate, type CompiledTemplate } from './template/index.js';
+import { parseYamlValue } from './patch/index.js';
+import type { JsonValue } from './json.js';
 
 /**
  * The compilers a rule is built with. Compiled selects, regexes and templates are immutable, so
@@ -11,10 +13,20 @@ export interface Compilers {
   select(source: string): CompiledSelect;
   regex(pattern: string): GoRegex;
   template(source: string): CompiledTemplate;
+  /**
+   * A static patch value (a template without actions) read as YAML. The value is shared and never
+   * mutated: patch application copies what it inserts.
+   */
+  staticValue(source: string): JsonValue;
 }
 
 export function directCompilers(): Compilers {
-  return { select: compileSelect, regex: compileRegex, template: compileTemplate };
+  return {
+    select: compileSelect,
+    regex: compileRegex,
+    template: compileTemplate,
+    staticValue: parseYamlValue,
+  };
 }
 
 /**
@@ -27,6 +39,7 @@ export function cachingCompilers(capacity = 50_000, maxSourceChars = 8 << 20): C
     select: interned(compileSelect, capacity, maxSourceChars),
     regex: interned(compileRegex, capacity, maxSourceChars),
     template: interned(compileTemplate, capacity, maxSourceChars),
+    staticValue: interned(parseYamlValue, capacity, maxSourceChars),
   };
 }
 

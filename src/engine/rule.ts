@@ -208,7 +208,7 @@ function compilePatchOperation(
       : attempt(`${field}.value`, () => compilers.template(op.value ?? ''));
   const parseValue =
     value?.isStatic === true
-      ? attempt(`${field}.value`, () => constantValue(parseYamlValue(value.source)))
+      ? attempt(`${field}.value`, () => constantValue(compilers.staticValue(value.source)))
       : cachedYamlParser(64);
   if (path === undefined || parseValue === undefined) return undefined;
   return { op: op.op, field, select, path, value, parseValue };

@@ -73,7 +73,7 @@ describe('CertManager', () => {
     expect(stored && parseCertificateSecret(stored)?.certPem).toBe(rotated?.certPem);
   });
 
-  it('rotates a certificate that lacks a required SAN', () => {
+  it('rotates a certificate that lacks a required SAN', async () => {
     const kube = new FakeKube();
     const clock = { now: Date.now() };
     const withoutIp = new CertManager({
@@ -85,7 +85,7 @@ describe('CertManager', () => {
       ipAddresses: [],
       now: () => clock.now,
     }).generate();
-    expect(manager(kube, clock).needsRotation(withoutIp)).toBe(true);
+    expect(manager(kube, clock).needsRotation(await withoutIp)).toBe(true);
   });
 });
 

@@ -4,7 +4,11 @@ import { isStatus } from '../controller/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { KubemodError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
-import { createCertificateAuthority, issueCertificate } from './certificates.js';
+import {
+  createCertificateAuthority,
+  generateRsaKeyPairAsync,
+  issueCertificate,
+} from './certificates.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -112,20 +116,31 @@ export class CertManager {
     return missing || this.options.now() >= rotateAt;
   }
 
-  /** A fresh CA and serving certificate; CAs of `previous` that are still valid stay in the bundle. */
-  generate(previous?: ServingCertificate): ServingCertificate {
+  /**
+   * A fresh CA and serving certificate; CAs of `previous` that are still valid stay in the bundle.
+   * Both keys are generated on the thread pool, side by side, so the event loop stays free.
+   */
+  async generate(previous?: ServingCertificate): Promise<ServingCertificate> {
     const validityMs = this.options.validityMs ?? 365 * DAY_MS;
-    const ca = createCertificateAuthority({
-      commonName: 'kubemod-ts-webhook-ca',
-      validityMs: validityMs + DAY_MS,
-    });
-    const leaf = issueCertificate(ca, {
-      commonName: this.options.dnsNames[0] ?? 'kubemod-webhook-service',
-      dnsNames: this.options.dnsNames,
-      ipAddresses: this.options.ipAddresses,
-      usages: ['server'],
-      validityMs,
-    });
+    const [caKeys, leafKeys] = await Promise.all([
+      generateRsaKeyPairAsync(),
+      generateRsaKeyPairAsync(),
+    ]);
+    const ca = createCertificateAuthority(
+      { commonName: 'kubemod-ts-webhook-ca', validityMs: validityMs + DAY_MS },
+      caKeys,
+    );
+    const leaf = issueCertificate(
+      ca,
+      {
+        commonName: this.options.dnsNames[0] ?? 'kubemod-webhook-service',
+        dnsNames: this.options.dnsNames,
+        ipAddresses: this.options.ipAddresses,
+        usages: ['server'],
+        validityMs,
+      },
+      leafKeys,
+    );
     const now = this.options.now();
     const keptCas = splitPemCertificates(previous?.caBundlePem ?? '').filter((pem) => {
       try {
@@ -169,7 +184,7 @@ export class CertManager {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await this.read();
       if (current?.cert !== undefined) return current.cert;
-      const fresh = this.generate();
+      const fresh = await this.generate();
       try {
         await this.save(current?.secret, fresh);
         this.options.logger.info(
@@ -200,7 +215,7 @@ export class CertManager {
     const current = await this.read();
     if (current?.cert !== undefined && !this.needsRotation(current.cert)) return undefined;
     // A deleted or emptied Secret is recreated; the CA still being served stays trusted meanwhile.
-    const fresh = this.generate(current?.cert ?? serving);
+    const fresh = await this.generate(current?.cert ?? serving);
     await publishBundle(fresh.caBundlePem);
     await this.save(current?.secret, fresh);
     this.options.logger.info(

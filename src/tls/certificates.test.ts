@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createCertificateAuthority,
   generateRsaKeyPair,
+  generateRsaKeyPairAsync,
   issueCertificate,
   type CertificateBundle,
 } from './certificates.js';
@@ -28,6 +29,25 @@ describe('generateRsaKeyPair', () => {
     expect(key.asymmetricKeyType).toBe('rsa');
     expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
     expect(forge.pki.publicKeyFromPem(keys.publicKeyPem).n.bitLength()).toBe(2048);
+  });
+
+  it('generates on the thread pool, and certificates can be made for given keys', async () => {
+    const [caKeys, leafKeys] = await Promise.all([
+      generateRsaKeyPairAsync(),
+      generateRsaKeyPairAsync(),
+    ]);
+    expect(caKeys.privateKeyPem).not.toBe(leafKeys.privateKeyPem);
+    expect(createPrivateKey(leafKeys.privateKeyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    const ownCa = createCertificateAuthority({ commonName: 'given-keys-ca' }, caKeys);
+    const leaf = issueCertificate(ownCa, { commonName: 'svc', dnsNames: ['svc'] }, leafKeys);
+    expect(ownCa.keyPem).toBe(caKeys.privateKeyPem);
+    expect(leaf.keyPem).toBe(leafKeys.privateKeyPem);
+    const x509 = new X509Certificate(leaf.certPem);
+    expect(x509.checkPrivateKey(createPrivateKey(leafKeys.privateKeyPem))).toBe(true);
+    expect(x509.verify(new X509Certificate(ownCa.certPem).publicKey)).toBe(true);
+    expect(verifiesAgainst(ownCa.certPem, leaf.certPem)).toBe(true);
+    // Signed with another CA's key, the same leaf does not verify.
+    expect(x509.verify(new X509Certificate(ca.certPem).publicKey)).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPair, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 import forge from 'node-forge';
 
@@ -59,12 +59,32 @@ export function generateRsaKeyPair(modulusLength = 2048): KeyPairPem {
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
-/** Creates a self-signed certificate authority. */
+/**
+ * {@link generateRsaKeyPair} on libuv's thread pool: a 2048-bit key takes 50–300 ms of CPU, which
+ * a starting operator spends beside its first lists instead of before them.
+ */
+export function generateRsaKeyPairAsync(modulusLength = 2048): Promise<KeyPairPem> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair(
+      'rsa',
+      {
+        modulusLength,
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      },
+      (err, publicKey, privateKey) => {
+        if (err === null) resolve({ privateKeyPem: privateKey, publicKeyPem: publicKey });
+        else reject(err);
+      },
+    );
+  });
+}
+
+/** Creates a self-signed certificate authority (with `keys` when given, else a new key pair). */
 export function createCertificateAuthority(
   options: CertificateAuthorityOptions,
+  keys: KeyPairPem = generateRsaKeyPair(options.keyBits),
 ): CertificateBundle {
-  const keys = generateRsaKeyPair(options.keyBits);
-  const privateKey = forge.pki.privateKeyFromPem(keys.privateKeyPem);
   const cert = newCertificate(
     forge.pki.publicKeyFromPem(keys.publicKeyPem),
     options.validityMs ?? DEFAULT_CA_VALIDITY_MS,
@@ -77,18 +97,17 @@ export function createCertificateAuthority(
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(privateKey, forge.md.sha256.create());
+  signSha256Rsa(cert, keys.privateKeyPem);
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
 }
 
-/** Issues a leaf (server and/or client) certificate signed by `ca`. */
+/** Issues a leaf (server and/or client) certificate signed by `ca` (for `keys`, else a new pair). */
 export function issueCertificate(
   ca: CertificateBundle,
   options: LeafCertificateOptions,
+  keys: KeyPairPem = generateRsaKeyPair(options.keyBits),
 ): CertificateBundle {
   const caCert = forge.pki.certificateFromPem(ca.certPem);
-  const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
-  const keys = generateRsaKeyPair(options.keyBits);
   const cert = newCertificate(
     forge.pki.publicKeyFromPem(keys.publicKeyPem),
     options.validityMs ?? DEFAULT_LEAF_VALIDITY_MS,
@@ -119,8 +138,28 @@ export function issueCertificate(
       keyIdentifier: caCert.generateSubjectKeyIdentifier().getBytes(),
     },
   ]);
-  cert.sign(caKey, forge.md.sha256.create());
+  signSha256Rsa(cert, ca.keyPem);
   return { certPem: forge.pki.certificateToPem(cert), keyPem: keys.privateKeyPem };
+}
+
+interface ForgeTbs {
+  getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1;
+}
+
+/**
+ * What forge's `cert.sign(key, sha256)` does, with the RSA signature made by Node's native crypto
+ * (forge's pure-JS private-key operation costs tens of milliseconds of main-thread CPU).
+ */
+function signSha256Rsa(cert: forge.pki.Certificate, privateKeyPem: string): void {
+  const oid = forge.pki.oids.sha256WithRSAEncryption;
+  if (oid === undefined) throw new Error('node-forge lacks the sha256WithRSAEncryption OID');
+  cert.signatureOid = oid;
+  cert.siginfo.algorithmOid = oid;
+  // forge's own typings omit getTBSCertificate; certificateToPem reuses the cached tbsCertificate.
+  const tbs = (forge.pki as unknown as ForgeTbs).getTBSCertificate(cert);
+  cert.tbsCertificate = tbs;
+  const der = Buffer.from(forge.asn1.toDer(tbs).getBytes(), 'binary');
+  cert.signature = sign('sha256', der, privateKeyPem).toString('binary');
 }
 
 function newCertificate(publicKey: forge.pki.PublicKey, validityMs: number): forge.pki.Certificate {

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { parseOperatorArgs } from '../cli/operator-config.js';
+import type { JsonObject } from '../engine/json.js';
+import { createSilentLogger } from '../observability/logger.js';
+import { createMetrics } from '../observability/metrics.js';
+import { FakeKube } from './fake-kube.test-support.js';
+import { sleepWithSignal } from './informer.js';
+import { KubeApiError, type KubeRequest, type WatchHandle } from './kube-client.js';
+import type { OperatorConfig } from './operator-settings.js';
+import { startOperator, type OperatorRuntime } from './operator.js';
+
+const SECRETS = '/api/v1/namespaces/kubemod-system/secrets';
+
+function config(): OperatorConfig {
+  const parsed = parseOperatorArgs(
+    [
+      '--kubeconfig',
+      '/nonexistent/kubeconfig',
+      '--webhook-host',
+      '127.0.0.1',
+      '--webhook-port',
+      '0',
+    ],
+    {},
+  );
+  if (parsed.kind !== 'config') throw new Error('unexpected help');
+  // No health server: these tests are about the webhook's certificate and the informers.
+  return { ...parsed.config, healthPort: -1 };
+}
+
+/** A fake API server whose Secret calls go through `secrets`, and which counts open watches. */
+class ScriptedKube extends FakeKube {
+  openWatches = 0;
+  constructor(private readonly secrets: (req: KubeRequest) => Promise<JsonObject> | undefined) {
+    super();
+  }
+
+  override request(req: KubeRequest): Promise<JsonObject> {
+    const scripted = req.path.startsWith(SECRETS) ? this.secrets(req) : undefined;
+    if (scripted === undefined) return super.request(req);
+    this.calls.push(`${req.method} ${req.path}`);
+    return scripted;
+  }
+
+  override watch(): WatchHandle {
+    this.openWatches += 1;
+    return {
+      stop: () => {
+        this.openWatches -= 1;
+      },
+      done: new Promise(() => undefined),
+    };
+  }
+}
+
+function runtime(kube: FakeKube): OperatorRuntime {
+  return {
+    client: kube,
+    logger: createSilentLogger(),
+    metrics: createMetrics(),
+    now: Date.now,
+    // Real timers, but short: the certificate's 30 attempts back off for milliseconds, not minutes.
+    delay: (ms, signal) => sleepWithSignal(Math.min(ms, 2), signal),
+  };
+}
+
+describe('startOperator', () => {
+  it('lists the ModRules while the webhook certificate is still being made', async () => {
+    let releaseSecret: () => void = () => undefined;
+    const secretHeld = new Promise<void>((resolve) => {
+      releaseSecret = resolve;
+    });
+    let listsBeforeSecret = -1;
+    const kube: ScriptedKube = new ScriptedKube((req) => {
+      if (req.method !== 'GET' || listsBeforeSecret >= 0) return undefined;
+      // The first read of the Secret waits until every informer has listed.
+      return (async (): Promise<JsonObject> => {
+        await secretHeld;
+        listsBeforeSecret = kube.calls.filter((c) => c.startsWith('LIST')).length;
+        throw new KubeApiError(404, 'not found');
+      })();
+    });
+    const starting = startOperator(config(), runtime(kube));
+    // Six informers (ModRules, Namespaces, Nodes, the Secret, two webhook configurations).
+    for (let i = 0; i < 100 && kube.calls.filter((c) => c.startsWith('LIST')).length < 6; i++)
+      await new Promise((resolve) => setImmediate(resolve));
+    releaseSecret();
+    const operator = await starting;
+    try {
+      expect(listsBeforeSecret).toBe(6);
+      expect(operator.ready()).toBe(true);
+      expect(kube.calls).toContain(`POST ${SECRETS}`);
+    } finally {
+      await operator.stop();
+    }
+    expect(kube.openWatches).toBe(0);
+  });
+
+  it('stops everything it started when no certificate can be had', async () => {
+    const kube = new ScriptedKube(() => Promise.reject(new KubeApiError(403, 'forbidden')));
+    await expect(startOperator(config(), runtime(kube))).rejects.toThrow(/forbidden/);
+    // 30 attempts, then the informers' watches are closed again.
+    expect(
+      kube.calls.filter((c) => c === `GET ${SECRETS}/kubemod-webhook-server-cert`),
+    ).toHaveLength(30);
+    expect(kube.openWatches).toBe(0);
+  });
+});
