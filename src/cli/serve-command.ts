@@ -6,7 +6,11 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { createDirectoryRuleSource } from '../rules/directory-source.js';
 import { loadStaticRefs, NO_REFS } from '../rules/static-refs.js';
-import { createCertificateAuthority, issueCertificate } from '../tls/certificates.js';
+import {
+  createCertificateAuthority,
+  generateRsaKeyPairAsync,
+  issueCertificate,
+} from '../tls/certificates.js';
 import {
   startWebhookServer,
   type StartedWebhookServer,
@@ -58,11 +62,12 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   try {
     const refs = config.refsPath === undefined ? NO_REFS : await loadStaticRefs(config.refsPath);
     if (config.ui) playground = await loadPlaygroundAssets();
+    // The certificate is made (keys on the thread pool) while the rules load.
+    const tlsMaterial =
+      config.certDir === undefined ? selfSigned(config.host, logger) : readCertDir(config.certDir);
+    tlsMaterial.catch(() => undefined); // reported below, by the await, unless loading fails first
     await source.start();
-    const tls =
-      config.certDir === undefined
-        ? selfSigned(config.host, logger)
-        : await readCertDir(config.certDir);
+    const tls = await tlsMaterial;
     server = await startWebhookServer(
       {
         store: () => source.store(),
@@ -126,19 +131,27 @@ function stopRequested(signal: AbortSignal | undefined): Promise<string> {
   });
 }
 
-function selfSigned(host: string, logger: Logger): TlsMaterial {
-  const ca = createCertificateAuthority({ commonName: 'kubemod-ts standalone CA' });
+async function selfSigned(host: string, logger: Logger): Promise<TlsMaterial> {
+  const [caKeys, leafKeys] = await Promise.all([
+    generateRsaKeyPairAsync(),
+    generateRsaKeyPairAsync(),
+  ]);
+  const ca = createCertificateAuthority({ commonName: 'kubemod-ts standalone CA' }, caKeys);
   const wildcard = host === '0.0.0.0' || host === '::' || host === '';
   const isIp = /^[\d.]+$/.test(host) || host.includes(':');
-  const leaf = issueCertificate(ca, {
-    commonName: 'kubemod-ts',
-    dnsNames: ['localhost', ...(!wildcard && !isIp ? [host] : [])],
-    ipAddresses: [
-      '127.0.0.1',
-      '::1',
-      ...(!wildcard && isIp && host !== '127.0.0.1' && host !== '::1' ? [host] : []),
-    ],
-  });
+  const leaf = issueCertificate(
+    ca,
+    {
+      commonName: 'kubemod-ts',
+      dnsNames: ['localhost', ...(!wildcard && !isIp ? [host] : [])],
+      ipAddresses: [
+        '127.0.0.1',
+        '::1',
+        ...(!wildcard && isIp && host !== '127.0.0.1' && host !== '::1' ? [host] : []),
+      ],
+    },
+    leafKeys,
+  );
   logger.info('serving with a generated self-signed certificate (use --cert-dir for your own)');
   return { cert: `${leaf.certPem}${ca.certPem}`, key: leaf.keyPem };
 }
