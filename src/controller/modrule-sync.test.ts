@@ -190,7 +190,7 @@ describe('status', () => {
       client: kube,
       logger: createSilentLogger(),
       now: () => 0,
-      isLeader: () => leader,
+      mayWrite: () => leader,
     });
     writer.record('a/r', loaded);
     await new Promise((resolve) => setImmediate(resolve));

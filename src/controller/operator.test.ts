@@ -31,8 +31,19 @@ function config(): OperatorConfig {
 /** A fake API server whose Secret calls go through `secrets`, and which counts open watches. */
 class ScriptedKube extends FakeKube {
   openWatches = 0;
+  /** Resolves before the Namespaces list is answered (to hold the initial sync). */
+  namespacesListed: Promise<void> = Promise.resolve();
   constructor(private readonly secrets: (req: KubeRequest) => Promise<JsonObject> | undefined) {
     super();
+  }
+
+  override async list(
+    path: string,
+    query: Record<string, string>,
+    onItem: (item: JsonObject, head: JsonObject) => void,
+  ): Promise<JsonObject> {
+    if (path === '/api/v1/namespaces') await this.namespacesListed;
+    return super.list(path, query, onItem);
   }
 
   override request(req: KubeRequest): Promise<JsonObject> {
@@ -94,6 +105,45 @@ describe('startOperator', () => {
       await operator.stop();
     }
     expect(kube.openWatches).toBe(0);
+  });
+
+  it('writes ModRule statuses only once the initial sync is complete', async () => {
+    const kube = new ScriptedKube(() => undefined);
+    const rules = '/apis/api.kubemod.io/v1beta1/namespaces/team-a/modrules';
+    // FakeKube lists what was POSTed to the very path listed: the informer's all-namespaces one.
+    await kube.request({
+      method: 'POST',
+      path: '/apis/api.kubemod.io/v1beta1/modrules',
+      body: {
+        apiVersion: 'api.kubemod.io/v1beta1',
+        kind: 'ModRule',
+        metadata: { name: 'r1', namespace: 'team-a', generation: 1 },
+        spec: { type: 'Reject', match: [{ select: '$.kind', matchValue: 'Pod' }] },
+      },
+    });
+    let releaseNamespaces: () => void = () => undefined;
+    kube.namespacesListed = new Promise<void>((resolve) => {
+      releaseNamespaces = resolve;
+    });
+    const starting = startOperator(config(), runtime(kube));
+    const statusWrites = (): number =>
+      kube.calls.filter((c) => c === `PATCH ${rules}/r1/status`).length;
+    // The rule is compiled and the replica leads; the Namespaces list is still on its way.
+    for (let i = 0; i < 200 && !kube.calls.some((c) => c.includes('/leases')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(kube.calls.some((c) => c.includes('/leases'))).toBe(true);
+    expect(statusWrites()).toBe(0);
+    releaseNamespaces();
+    const operator = await starting;
+    try {
+      for (let i = 0; i < 200 && statusWrites() === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(statusWrites()).toBe(1);
+      expect(operator.pendingStatusWrites()).toBe(0);
+    } finally {
+      await operator.stop();
+    }
   });
 
   it('stops everything it started when no certificate can be had', async () => {

@@ -109,6 +109,7 @@ export async function startOperator(
   const ruleInformers = [modRules, namespaces, nodes];
 
   let leaderWork: () => void = () => undefined;
+  let initialSyncDone = false;
   const elector = new LeaderElector({
     client,
     logger,
@@ -130,7 +131,9 @@ export async function startOperator(
     client,
     logger,
     now: rt.now,
-    isLeader: () => elector.isLeader,
+    // Statuses wait for the initial sync: at startup the lists and the compiling of every rule
+    // come first, and 10,000 status writes (and their watch events) would compete with them.
+    mayWrite: () => elector.isLeader && initialSyncDone,
     concurrency: 16,
   });
   bindModRuleInformer(modRules, {
@@ -300,6 +303,8 @@ export async function startOperator(
   elector.start();
   const readyPromise = Promise.all(ruleInformers.map((inf) => inf.waitForSync())).then(() => {
     logger.info({ rules: store.size }, 'initial sync complete; ready');
+    initialSyncDone = true;
+    statusWriter.resync();
   });
   // The webhook listens only once the store is fully loaded: it never answers from a partial store.
   let listening: StartedWebhookServer;

@@ -19,8 +19,11 @@ export interface StatusWriterOptions {
   readonly logger: Logger;
   /** Wall clock (ms since epoch) for lastTransitionTime. */
   readonly now: () => number;
-  /** Only the leader writes; while this is false results are remembered and written later. */
-  readonly isLeader: () => boolean;
+  /**
+   * Whether writes may go out now (the operator: this replica leads and its initial sync is
+   * complete). While false, results are remembered and written after the next `resync`.
+   */
+  readonly mayWrite: () => boolean;
   readonly concurrency?: number;
 }
 
@@ -84,7 +87,7 @@ export class StatusWriter {
     this.pump();
   }
 
-  /** Call when this replica becomes the leader: everything remembered is (re)considered. */
+  /** Call when writes become allowed (see `mayWrite`): everything remembered is (re)considered. */
   resync(): void {
     for (const key of this.latest.keys()) this.queue.add(key);
     this.pump();
@@ -95,7 +98,7 @@ export class StatusWriter {
   }
 
   private pump(): void {
-    if (!this.options.isLeader()) return;
+    if (!this.options.mayWrite()) return;
     const limit = this.options.concurrency ?? 8;
     while (this.active < limit && this.queue.size > 0) {
       const [key] = this.queue;
