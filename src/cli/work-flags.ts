@@ -6,6 +6,7 @@ export const WORK_FLAG_OPTIONS = {
   'rule-work-units': { type: 'string' },
   'namespace-work-units': { type: 'string' },
   'request-work-units': { type: 'string' },
+  'render-work-units': { type: 'string' },
   'rule-time-ms': { type: 'string' },
   'namespace-time-ms': { type: 'string' },
   'request-time-ms': { type: 'string' },
@@ -27,6 +28,10 @@ export function workFlagsUsage(width: number): string {
     line(
       '--request-work-units <n>',
       `work outside rules per request: diffs (default ${String(d.requestUnits)})`,
+    ),
+    line(
+      '--render-work-units <n>',
+      `work one template render may do, out of its rule's (default ${String(d.renderUnits)})`,
     ),
     line(
       '--rule-time-ms <ms>',
@@ -51,6 +56,7 @@ export function workLimitsFlags(values: {
   readonly 'rule-work-units'?: string | undefined;
   readonly 'namespace-work-units'?: string | undefined;
   readonly 'request-work-units'?: string | undefined;
+  readonly 'render-work-units'?: string | undefined;
   readonly 'rule-time-ms'?: string | undefined;
   readonly 'namespace-time-ms'?: string | undefined;
   readonly 'request-time-ms'?: string | undefined;
@@ -70,6 +76,13 @@ export function workLimitsFlags(values: {
       values['request-work-units'],
       '--request-work-units',
       d.requestUnits,
+      1,
+      units,
+    ),
+    renderUnits: integerFlag(
+      values['render-work-units'],
+      '--render-work-units',
+      d.renderUnits,
       1,
       units,
     ),

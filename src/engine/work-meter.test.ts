@@ -158,3 +158,88 @@ describe('WorkMeter', () => {
     }).not.toThrow();
   });
 });
+
+describe('WorkMeter.render: the cap of one template render', () => {
+  const stillClock = (): number => 0;
+  const limits = { ruleUnits: 1000, renderUnits: 100, namespaceUnits: 10_000 };
+
+  function thrown(work: () => unknown): unknown {
+    try {
+      work();
+    } catch (err) {
+      return err;
+    }
+    return undefined;
+  }
+
+  it('gives back what a render did not spend, and charges what it did to the rule', () => {
+    const meter = new WorkMeter(limits, stillClock);
+    meter.beginRule('ns', 'rule');
+    meter.charge(10);
+    const value = meter.render(() => {
+      expect(meter.left).toBe(100);
+      meter.charge(60);
+      return 'out';
+    });
+    expect(value).toBe('out');
+    expect(meter.left).toBe(1000 - 10 - 60);
+    meter.endRule();
+  });
+
+  it('stops a render at its cap, not at the rule allowance, and leaves the rule exhausted', () => {
+    const meter = new WorkMeter(limits, stillClock);
+    meter.beginRule('ns', 'rule');
+    let spent = 0;
+    const err = thrown(() =>
+      meter.render(() => {
+        for (;;) {
+          meter.charge(1);
+          spent += 1;
+        }
+      }),
+    );
+    expect(err).toBeInstanceOf(KubemodError);
+    expect((err as KubemodError).kind).toBe('WORK_LIMIT');
+    expect((err as KubemodError).message).toContain('template exceeded its 100 unit work budget');
+    expect(spent).toBe(100);
+    // Sticky: the rule cannot carry on after catching the error.
+    expect(
+      thrown(() => {
+        meter.charge(1);
+      }),
+    ).toBeInstanceOf(KubemodError);
+    meter.endRule();
+    // The namespace pool is charged the rule's whole allowance, as for any rule that went over.
+    meter.beginRule('ns', 'next');
+    expect(meter.left).toBe(1000);
+    meter.endRule();
+  });
+
+  it('caps a render inside a render by the outer cap only', () => {
+    const meter = new WorkMeter(limits, stillClock);
+    meter.beginRule('ns', 'rule');
+    meter.render(() => {
+      meter.charge(50);
+      meter.render(() => {
+        expect(meter.left).toBe(50);
+        meter.charge(20);
+      });
+      expect(meter.left).toBe(30);
+    });
+    expect(meter.left).toBe(1000 - 70);
+    meter.endRule();
+  });
+
+  it('leaves a render alone when the rule has less left than the cap', () => {
+    const meter = new WorkMeter(limits, stillClock);
+    meter.beginRule('ns', 'rule');
+    meter.charge(950);
+    const err = thrown(() => {
+      meter.render(() => {
+        meter.charge(60);
+      });
+    });
+    expect((err as KubemodError).message).toContain('rule exceeded its 1000 unit work budget');
+    meter.endRule();
+  });
+});

@@ -16,6 +16,15 @@ export interface WorkLimits {
   readonly namespaceUnits: number;
   /** Units the work outside any rule may spend (the final diff, the dryrun YAML diff). */
   readonly requestUnits: number;
+  /**
+   * Units one template render may spend, out of its rule's allowance. The template engine does
+   * more per unit than the rest (handlebars' calls and loops, maps and strings built for every
+   * helper: 25–60 ns a unit against the meter's nominal 50 ns, where a select walk or a patch
+   * spends far less), so a rule's 200,000 units would let a render run 5–12 ms, past the rule's
+   * time backstop. This cap ends a runaway render by its units in 1–3 ms, well before the
+   * backstop; a real template spends a few hundred units.
+   */
+  readonly renderUnits: number;
   /** Wall-clock backstop for one rule, in milliseconds. */
   readonly ruleMillis: number;
   /**
@@ -33,7 +42,9 @@ export interface WorkLimits {
  * real rule needs (a 10-rule evaluation of a 10 KB Deployment spends about 2,000). The webhook
  * yields to the event loop between rules (evaluateSliced), so the longest block one request can
  * cause is one rule's: the 5 ms rule backstop keeps it short enough for normal traffic's p99 to
- * stay under 10 ms while hostile requests keep arriving (a real rule takes microseconds). The
+ * stay under 10 ms while hostile requests keep arriving (a real rule takes microseconds). A
+ * template render, the costliest work per unit, is capped at 40,000 units (1–3 ms), so a runaway
+ * template is stopped by its units before the backstop. The
  * clock is read only every CLOCK_EVERY units, so a garbage-collection pause cannot fail a small
  * rule.
  */
@@ -41,6 +52,7 @@ export const DEFAULT_WORK_LIMITS: WorkLimits = Object.freeze({
   ruleUnits: 200_000,
   namespaceUnits: 500_000,
   requestUnits: 500_000,
+  renderUnits: 40_000,
   ruleMillis: 5,
   namespaceMillis: 30,
   requestMillis: 50,
@@ -78,6 +90,9 @@ export class WorkMeter {
   private deadline: number;
   private sinceClock = 0;
   private scope = 'request';
+  /** Units set aside while a template render runs under its cap (see render). */
+  private reserved = 0;
+  private rendering = false;
 
   /**
    * @param subject what the meter measures, for messages ("request", "ModRule compilation").
@@ -179,6 +194,35 @@ export class WorkMeter {
   }
 
   /**
+   * Runs one template render with at most `renderUnits` of the units left: what it spends comes
+   * out of the rule's allowance as usual, and a render that goes over its cap fails with
+   * WORK_LIMIT and leaves its rule exhausted (sticky, like any rule that goes over). A render
+   * inside a render shares the outer one's cap.
+   */
+  render<T>(work: () => T): T {
+    if (this.rendering || this.remaining <= this.limits.renderUnits) {
+      if (this.rendering) return work();
+      this.rendering = true;
+      try {
+        return work();
+      } finally {
+        this.rendering = false;
+      }
+    }
+    this.reserved = this.remaining - this.limits.renderUnits;
+    this.remaining = this.limits.renderUnits;
+    this.rendering = true;
+    try {
+      return work();
+    } finally {
+      this.rendering = false;
+      // Over the cap: the rule stays exhausted; otherwise what was set aside is given back.
+      if (this.remaining >= 0) this.remaining += this.reserved;
+      this.reserved = 0;
+    }
+  }
+
+  /**
    * Runs one-off work whose cost was bounded and paid for when the rule was compiled (building a
    * template's function on its first render) without counting its time against the deadlines:
    * a rule must not fail on its first request only because it is new.
@@ -198,6 +242,12 @@ export class WorkMeter {
 
   private exceeded(what: 'work' | 'time' = 'work'): KubemodError {
     const inRule = this.scope !== 'request';
+    if (what === 'work' && this.rendering && this.reserved > 0) {
+      return new KubemodError(
+        'WORK_LIMIT',
+        `template exceeded its ${String(this.limits.renderUnits)} unit work budget (the template does too much work)`,
+      );
+    }
     const limit =
       what === 'time'
         ? `${String(inRule ? Math.min(this.limits.ruleMillis, this.limits.namespaceMillis) : this.limits.requestMillis)} ms time budget`

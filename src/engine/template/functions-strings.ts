@@ -1,4 +1,5 @@
 import { charge } from '../work-meter.js';
+import { CASE_MAP_BYTES_PER_UNIT } from './costs.js';
 import { renderError } from './faults.js';
 import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
 import { formatValue, strval } from './go-print.js';
@@ -21,16 +22,16 @@ export function stringFunctions(): FunctionFamily {
     trimall: fixed(2, ([cut, s]) => trimSet(str(s, 'trimall'), str(cut, 'trimall'))),
     trimPrefix: fixed(2, ([p, s]) => trimPrefix(str(s, 'trimPrefix'), str(p, 'trimPrefix'))),
     trimSuffix: fixed(2, ([p, s]) => trimSuffix(str(s, 'trimSuffix'), str(p, 'trimSuffix'))),
-    upper: fixed(1, ([s]) => str(s, 'upper').toUpperCase()),
-    lower: fixed(1, ([s]) => str(s, 'lower').toLowerCase()),
+    upper: fixed(1, ([s]) => scanned(str(s, 'upper')).toUpperCase()),
+    lower: fixed(1, ([s]) => scanned(str(s, 'lower')).toLowerCase()),
     title: fixed(1, ([s]) =>
-      str(s, 'title').replace(
+      scanned(str(s, 'title')).replace(
         /(^|[^\p{L}\p{N}_'])(\p{L})/gu,
         (_m, sep: string, ch: string) => sep + ch.toUpperCase(),
       ),
     ),
     untitle: fixed(1, ([s]) =>
-      str(s, 'untitle').replace(
+      scanned(str(s, 'untitle')).replace(
         /(^|\s)(\S)/gu,
         (_m, sep: string, ch: string) => sep + ch.toLowerCase(),
       ),
@@ -39,7 +40,7 @@ export function stringFunctions(): FunctionFamily {
     substr: fixed(3, ([start, end, s]) =>
       substr(str(s, 'substr'), int(start, 'substr'), int(end, 'substr')),
     ),
-    nospace: fixed(1, ([s]) => str(s, 'nospace').replace(/\s+/gu, '')),
+    nospace: fixed(1, ([s]) => scanned(str(s, 'nospace')).replace(/\s+/gu, '')),
     trunc: fixed(2, ([n, s]) => trunc(str(s, 'trunc'), int(n, 'trunc'))),
     abbrev: fixed(2, ([w, s]) => abbrev(str(s, 'abbrev'), int(w, 'abbrev'))),
     contains: fixed(2, ([sub, s]) => str(s, 'contains').includes(str(sub, 'contains'))),
@@ -65,16 +66,16 @@ export function stringFunctions(): FunctionFamily {
       int(n, 'plural') === 1 ? str(one, 'plural') : str(many, 'plural'),
     ),
     snakecase: fixed(1, ([s]) =>
-      words(str(s, 'snakecase'))
+      words(scanned(str(s, 'snakecase')))
         .map((w) => w.toLowerCase())
         .join('_'),
     ),
     kebabcase: fixed(1, ([s]) =>
-      words(str(s, 'kebabcase'))
+      words(scanned(str(s, 'kebabcase')))
         .map((w) => w.toLowerCase())
         .join('-'),
     ),
-    camelcase: fixed(1, ([s]) => camelcase(str(s, 'camelcase'))),
+    camelcase: fixed(1, ([s]) => camelcase(scanned(str(s, 'camelcase')))),
     split: fixed(2, ([sep, s], call) =>
       splitToDict(goSplit(str(s, 'split'), str(sep, 'split'), -1, call)),
     ),
@@ -201,10 +202,27 @@ function indent(s: string, n: number, call: CallContext): string {
 }
 
 /** Non-overlapping occurrences of a non-empty `needle` in `s`, counted without splitting. */
+/** Occurrences of `needle` in `s`, charged as they are found (each costs a search step). */
 function occurrences(s: string, needle: string): number {
   let count = 0;
-  for (let at = s.indexOf(needle); at >= 0; at = s.indexOf(needle, at + needle.length)) count++;
+  for (let at = s.indexOf(needle); at >= 0; at = s.indexOf(needle, at + needle.length)) {
+    count++;
+    if ((count & (OCCURRENCES_PER_CHARGE - 1)) === 0) charge(OCCURRENCE_CHARGE);
+  }
   return count;
+}
+
+/** Occurrences counted between two charges, and what those cost (about 10 ns each). */
+const OCCURRENCES_PER_CHARGE = 1024;
+const OCCURRENCE_CHARGE = 256;
+
+/**
+ * Charges mapping every character of `s` (case changes, regex rewrites: a few nanoseconds per
+ * character, more than the wrapper's charge for reading it) and returns it.
+ */
+function scanned(s: string): string {
+  charge(Math.ceil(s.length / CASE_MAP_BYTES_PER_UNIT));
+  return s;
 }
 
 function replaceAll(s: string, from: string, to: string, call: CallContext): string {

@@ -191,7 +191,8 @@ function signed(text: string, d: Directive): string {
 
 function pad(text: string, d: Directive): string {
   const width = d.width ?? 0;
-  const length = Array.from(text).length;
+  if (width === 0) return text;
+  const length = runesUpTo(text, width);
   if (length >= width) return text;
   const fill = width - length;
   if (d.flags.includes('-')) return text + ' '.repeat(fill);
@@ -201,6 +202,25 @@ function pad(text: string, d: Directive): string {
     return sign + '0'.repeat(fill) + text.slice(sign.length);
   }
   return ' '.repeat(fill) + text;
+}
+
+/**
+ * The number of Unicode characters (code points) of `text`, counted up to `limit` only: the
+ * padding of a directive only needs to know whether the text is shorter than its width, and
+ * counting a megabyte-long argument (or building an array of its characters) for a `%v` without
+ * any width would cost far more than the call is charged.
+ */
+function runesUpTo(text: string, limit: number): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count < limit; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
 }
 
 /** strconv.Quote: double-quoted, Go escapes, printable Unicode kept as is. */

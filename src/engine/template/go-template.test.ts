@@ -88,6 +88,8 @@ describe('printf', () => {
     ],
     ['{{ printf "%x %X %o %b %c %U" 255 255 8 5 65 65 }}', 'ff FF 10 101 A U+0041'],
     ['{{ printf "%5d|%-5d|%05d|%+d" 42 42 42 42 }}', '   42|42   |00042|+42'],
+    // Widths count characters (runes), not UTF-16 units: 😀 is one.
+    ['{{ printf "%4s|%-3s|%2s|%1s" "😀x" "é" "😀😀" "abc" }}', '  😀x|é  |😀😀|abc'],
     ['{{ printf "%x" "hi" }}', '6869'],
     ['{{ printf "%d" .Target.spec.replicas }}', '%!d(float64=3)'],
     ['{{ printf "%s" 3 }}', '%!s(int=3)'],

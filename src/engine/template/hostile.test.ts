@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KubemodError } from '../../errors/catalog.js';
-import { WorkMeter, withMeter } from '../work-meter.js';
+import { DEFAULT_WORK_LIMITS, WorkMeter, withMeter } from '../work-meter.js';
 import { compileTemplate, MAX_TEMPLATE_ACTIONS } from './index.js';
 import { sampleContext } from './test-fixtures.js';
 
@@ -222,14 +222,69 @@ describe('hostile templates are cut off quickly, with a limit error', () => {
     expect(attack(`${CYCLE}{{ toJson $c }}`).kind).toBe('DEPTH_LIMIT');
   });
 
-  it('cuts the three examples of issue #12 off by the work or list budget', () => {
+  it('cuts the three examples of issue #12 off by the work budget of a render', () => {
     expect(attack(`${DAG}{{ $x }}`).kind).toBe('WORK_LIMIT');
     expect(attack(`${BIG}{{ range until 5000 }}{{ $_ := sha256sum $s }}{{ end }}`).kind).toBe(
       'WORK_LIMIT',
     );
     expect(
       attack('{{ $x := list 1 }}{{ range until 40 }}{{ $x = concat $x $x }}{{ end }}').kind,
-    ).toBe('TEMPLATE_LIMIT');
+    ).toBe('WORK_LIMIT');
+  });
+});
+
+describe('a hostile render is cut by its units before the rule time backstop', () => {
+  // The templates of bench:hostile (bench/lib/hostile-rules.ts) and the costliest helpers per
+  // unit. Rendered as a rule with no clock limit: each must stop on its render's units (or list,
+  // depth or output limit), in well under the rule's 5 ms backstop (the fastest of 7 renders, so
+  // that a loaded machine does not fail the test).
+  const noClock = { ruleMillis: 600_000, namespaceMillis: 600_000 };
+  it.each([
+    [
+      'concat doubling',
+      '{{ $x := list "0123456789abcdef" }}{{ range until 40 }}{{ $x = concat $x $x }}{{ end }}{{ len $x }}',
+    ],
+    [
+      'DAG printed',
+      '{{ $d := dict "k" "0123456789abcdef" }}{{ range until 40 }}{{ $d = dict "l" $d "r" $d }}{{ end }}{{ $d }}',
+    ],
+    [
+      'DAG toYaml',
+      '{{ $d := dict "k" "0123456789abcdef" }}{{ range until 40 }}{{ $d = dict "l" $d "r" $d }}{{ end }}{{ toYaml $d }}',
+    ],
+    [
+      'DAG toJson',
+      '{{ $d := dict "k" "0123456789abcdef" }}{{ range until 40 }}{{ $d = dict "l" $d "r" $d }}{{ end }}{{ toJson $d }}',
+    ],
+    ['sha256 loop', `${BIG}{{ range until 5000 }}{{ $_ := sha256sum $s }}{{ end }}done`],
+    [
+      'printf %v of long strings',
+      '{{ $s := repeat 100000 "ab" }}{{ range until 5000 }}{{ $_ := printf "%v%v" $s $s }}{{ end }}',
+    ],
+    ['upper in a loop', `${BIG}{{ range until 5000 }}{{ $_ := upper $s }}{{ end }}`],
+    [
+      'replace counting matches',
+      `${BIG}{{ range until 5000 }}{{ $_ := replace "a" "b" $s }}{{ end }}`,
+    ],
+    ['empty loop', '{{ range until 100000 }}{{ end }}'],
+  ])('%s', (_name, source) => {
+    const template = compileTemplate(source);
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < 7; run++) {
+      const meter = new WorkMeter(noClock);
+      const start = performance.now();
+      let kind = 'ok';
+      try {
+        withMeter(meter, () =>
+          meter.runRule('tenant', 'rule', () => template.render(sampleContext())),
+        );
+      } catch (err) {
+        kind = err instanceof KubemodError ? err.kind : String(err);
+      }
+      fastest = Math.min(fastest, performance.now() - start);
+      expect(LIMITS).toContain(kind);
+    }
+    expect(fastest).toBeLessThan(DEFAULT_WORK_LIMITS.ruleMillis);
   });
 });
 

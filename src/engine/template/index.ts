@@ -149,13 +149,13 @@ export function compileTemplate(source: string): CompiledTemplate {
         });
       };
       let out: string;
+      const meter = activeMeter();
       try {
+        // Under a meter, the render spends at most its renderUnits (WorkMeter.render).
         out =
-          activeMeter() === undefined
+          meter === undefined
             ? withMeter(new WorkMeter(unmeteredLimits(effective)), run)
-            : first
-              ? exempt(run)
-              : run();
+            : meter.render(first ? () => exempt(run) : run);
       } catch (err) {
         throw asRenderError(err);
       }
