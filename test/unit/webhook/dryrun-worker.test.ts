@@ -37,6 +37,7 @@ const NO_CLOCK_LIMITS = { ruleMillis: 600_000, namespaceMillis: 600_000, request
 /** Budgets high enough that only the worker's deadline can stop a slow dry run. */
 const NO_BUDGET_LIMITS = {
   ruleUnits: 1e15,
+  renderUnits: 1e15,
   namespaceUnits: 1e15,
   requestUnits: 1e15,
   ruleMillis: 600_000,
