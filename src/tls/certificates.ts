@@ -46,16 +46,25 @@ const DEFAULT_LEAF_VALIDITY_MS = 365 * DAY_MS;
 /** Back-date certificates slightly so small clock skews between processes do not matter. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
+/** PKCS#8 private key and SPKI public key, both PEM. */
+function rsaPemOptions(modulusLength: number): {
+  modulusLength: number;
+  publicKeyEncoding: { type: 'spki'; format: 'pem' };
+  privateKeyEncoding: { type: 'pkcs8'; format: 'pem' };
+} {
+  return {
+    modulusLength,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  };
+}
+
 /**
  * Generates an RSA key pair with Node's native implementation (forge's pure-JS keygen is far
  * too slow for tests).
  */
 export function generateRsaKeyPair(modulusLength = 2048): KeyPairPem {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', rsaPemOptions(modulusLength));
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
@@ -65,18 +74,10 @@ export function generateRsaKeyPair(modulusLength = 2048): KeyPairPem {
  */
 export function generateRsaKeyPairAsync(modulusLength = 2048): Promise<KeyPairPem> {
   return new Promise((resolve, reject) => {
-    generateKeyPair(
-      'rsa',
-      {
-        modulusLength,
-        publicKeyEncoding: { type: 'spki', format: 'pem' },
-        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-      },
-      (err, publicKey, privateKey) => {
-        if (err === null) resolve({ privateKeyPem: privateKey, publicKeyPem: publicKey });
-        else reject(err);
-      },
-    );
+    generateKeyPair('rsa', rsaPemOptions(modulusLength), (err, publicKey, privateKey) => {
+      if (err === null) resolve({ privateKeyPem: privateKey, publicKeyPem: publicKey });
+      else reject(err);
+    });
   });
 }
 
