@@ -28,6 +28,18 @@ export default defineConfig(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // The project declares no enums (banned below), so this rule could only ever flag enums of
+      // dependencies, which we do not use; it cost a quarter of the lint run (about 10 of 41 s
+      // and 350 MB of its peak memory) asking the type checker about every assignment.
+      '@typescript-eslint/no-unsafe-enum-assignment': 'off',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSEnumDeclaration',
+          message:
+            'Use a union of string literals (and a readonly array of them) instead of an enum.',
+        },
+      ],
     },
   },
   {
