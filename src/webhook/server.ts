@@ -26,7 +26,8 @@ import {
   type WebhookTimeouts,
 } from './server-timeouts.js';
 import { createErrorHandler, fromBodyParserError, httpStatusOf, sendError } from './errors.js';
-import { parseJsonBody, rawBody } from './json-body.js';
+import { parseJsonBody } from './json-body.js';
+import { rawBody } from './raw-body.js';
 import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
 import { handlePodBinding } from './podbinding-handler.js';
 import { playgroundHandler } from './playground-route.js';
