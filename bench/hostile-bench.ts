@@ -34,7 +34,7 @@ import {
   type LorisOutcome,
   type StreamResult,
 } from './lib/hostile-client.js';
-import { hostileKinds } from './lib/hostile-inputs.js';
+import { hostileKinds, type HostileKind } from './lib/hostile-inputs.js';
 import { report, type PhaseResult, type RuleEventResult } from './lib/hostile-report.js';
 import {
   HOSTILE_RULES_FILE,
@@ -154,6 +154,19 @@ async function stopWithin(server: ChildProcess, graceMs: number): Promise<string
   return `killed after ${String(graceMs)} ms (${await exited})`;
 }
 
+/**
+ * The kinds named by BENCH_HOSTILE_KINDS (comma-separated parts of their names, any case; for
+ * diagnosis: which kinds cost the normal traffic its p99), or all of them.
+ */
+function selectKinds(all: HostileKind[]): HostileKind[] {
+  const parts = (process.env.BENCH_HOSTILE_KINDS ?? '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== '');
+  if (parts.length === 0) return all;
+  return all.filter((kind) => parts.some((part) => kind.name.toLowerCase().includes(part)));
+}
+
 /** Pins this process (the hostile client) to the generator's CPU, leaving CPU 0 to the server. */
 function pinSelf(): void {
   if (TASKSET === undefined) return;
@@ -168,7 +181,7 @@ async function main(): Promise<void> {
   pinSelf();
   const generator = buildLoadGenerator();
   const bodyLimit = DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes;
-  const kinds = hostileKinds(bodyLimit, Object.keys(HOSTILE_TEMPLATES));
+  const kinds = selectKinds(hostileKinds(bodyLimit, Object.keys(HOSTILE_TEMPLATES)));
   const dir = mkdtempSync(join(tmpdir(), 'kubemod-hostile-'));
   cpSync(ruleSetDir(RULES), dir, { recursive: true });
   writeFileSync(join(dir, HOSTILE_RULES_FILE), hostileRulesYaml());
@@ -259,6 +272,10 @@ async function main(): Promise<void> {
           maxInFlight: HOSTILE_MAX_IN_FLIGHT,
         });
         loris = await lorisRuns;
+        const trace = process.env.BENCH_HOSTILE_TRACE;
+        if (trace !== undefined && trace !== '') {
+          writeFileSync(trace, stream.outcomes.map((o) => JSON.stringify(o)).join('\n') + '\n');
+        }
       },
     );
     const events = hostileRuleEvents();

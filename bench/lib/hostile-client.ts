@@ -18,6 +18,8 @@ export interface Outcome {
   readonly kind: string;
   readonly status: Status;
   readonly ms: number;
+  /** When the request was started, in Unix milliseconds. */
+  readonly startedAt: number;
   /** Unexpected status or failed check. */
   readonly problem?: string;
 }
@@ -119,9 +121,11 @@ export async function runStream(options: StreamOptions): Promise<StreamResult> {
     if (kind === undefined) continue;
     const seq = seqByKind.get(kind.name) ?? 0;
     seqByKind.set(kind.name, seq + 1);
+    const startedAt = performance.timeOrigin + performance.now();
     const work = send(port, kind.build(seq), timeoutMs).then((answer) => {
       outcomes.push({
         kind: kind.name,
+        startedAt,
         status: answer.status,
         ms: answer.ms,
         ...problemOf(kind, answer),

@@ -33,6 +33,7 @@ const (
 
 // outcome of one request.
 type outcome struct {
+	sentAt    time.Time // the send time in a closed loop, the intended one in an open loop
 	latencyMs float64
 	status    int
 	err       error
@@ -91,7 +92,7 @@ func (g *generator) send(from time.Time) outcome {
 	if err != nil {
 		return outcome{err: err}
 	}
-	return outcome{latencyMs: float64(time.Since(from)) / float64(time.Millisecond), status: resp.StatusCode}
+	return outcome{sentAt: from, latencyMs: float64(time.Since(from)) / float64(time.Millisecond), status: resp.StatusCode}
 }
 
 // warmUp opens the connections before the measurement, so that TCP and TLS handshakes (each a few
@@ -239,8 +240,27 @@ func runLoad(load Load, verbose bool) (Report, error) {
 				g.lateSum/time.Duration(len(results)), g.lateMax)
 		}
 	}
+	if path := os.Getenv("LOADGEN_TRACE"); path != "" {
+		writeTrace(path, results)
+	}
 	if firstErr != nil {
 		fmt.Fprintf(os.Stderr, "loadgen: %d request(s) failed, first: %v\n", errorCount, firstErr)
 	}
 	return buildReport(latencies, errorCount, non200, elapsed), nil
+}
+
+// writeTrace appends one line per answered request to the file at path (diagnosis only, set by
+// LOADGEN_TRACE): its send time in Unix milliseconds, its latency in milliseconds and its status.
+func writeTrace(path string, results []outcome) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loadgen: trace: %v\n", err)
+		return
+	}
+	defer f.Close()
+	for _, r := range results {
+		if r.err == nil {
+			fmt.Fprintf(f, "%.3f %.3f %d\n", float64(r.sentAt.UnixNano())/1e6, r.latencyMs, r.status)
+		}
+	}
 }
