@@ -141,7 +141,7 @@ function refuseDeclaredLength(
  * client may keep sending). The client reads the 400, or sees the connection reset if it was
  * still sending.
  */
-function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
   res.shouldKeepAlive = false;
   req.pause();
   res.once('finish', () => {

@@ -1,6 +1,6 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { loadAll } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -245,6 +245,85 @@ describe('compressed request bodies', () => {
     }
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
     await expectHealthy(harness);
+  });
+
+  it('counts the compressed bytes too: a chunked stream of empty gzip members is cut at the limit', async () => {
+    harness = await startHarness({
+      store: () => storeOf(RULES),
+      limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: 64 * 1024 },
+    });
+    const socket = await tlsSocket(harness.server.port);
+    const closed = closedAfter(socket);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => undefined);
+    socket.write(
+      'POST /dragnet-webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n',
+    );
+    // Each member inflates to nothing, so only the compressed side can reach the limit; 64 MB
+    // are offered, and the server must stop reading and close long before.
+    const members = Buffer.concat(Array.from({ length: 1024 }, () => gzipSync(Buffer.alloc(0))));
+    const piece = Buffer.concat([
+      Buffer.from(`${members.length.toString(16)}\r\n`),
+      members,
+      Buffer.from('\r\n'),
+    ]);
+    const offered = 64 * 1024 * 1024;
+    let sent = 0;
+    const pump = (): void => {
+      while (!socket.destroyed && sent < offered) {
+        sent += members.length;
+        if (!socket.write(piece)) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+    await closed;
+    expect(Buffer.concat(received).toString('latin1')).toMatch(/^HTTP\/1\.1 400[\s\S]*KM6004/);
+    expect(sent).toBeLessThan(offered);
+    await expectHealthy(harness);
+  });
+
+  it('serves a brotli body and a gzip body inflating to exactly the limit', async () => {
+    const padded = (size: number): Buffer => {
+      const text = JSON.stringify(review());
+      // Spaces after the JSON are legal and make the inflated size exact.
+      return Buffer.concat([Buffer.from(text), Buffer.alloc(size - text.length, 0x20)]);
+    };
+    harness = await startHarness({
+      store: () => storeOf(RULES),
+      limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: 600 * 1024 },
+    });
+    const brotli = await sendRaw(
+      harness,
+      'POST',
+      '/dragnet-webhook',
+      brotliCompressSync(body),
+      'br',
+    );
+    expect(brotli.status).toBe(200);
+    expect(responseOf(brotli).response.patch).toBeDefined();
+    // Larger than one inflater chunk (256 KiB), so the body is put together from several.
+    const atLimit = await sendRaw(
+      harness,
+      'POST',
+      '/dragnet-webhook',
+      gzipSync(padded(600 * 1024)),
+      'gzip',
+    );
+    expect(atLimit.status).toBe(200);
+    expect(responseOf(atLimit).response.patch).toBeDefined();
+    const overLimit = await sendRaw(
+      harness,
+      'POST',
+      '/dragnet-webhook',
+      gzipSync(padded(600 * 1024 + 1)),
+      'gzip',
+    );
+    expect(overLimit.status).toBe(400);
+    expect(overLimit.json()).toMatchObject({ code: 'KM6004' });
   });
 });
 
