@@ -105,8 +105,8 @@ function readInflated(
       );
     };
     req.on('data', countIn);
-    req.on('aborted', () => {
-      fail(new Error('the client aborted the request'));
+    req.on('close', () => {
+      if (!req.complete) fail(new Error('the client closed the connection before the body ended'));
     });
     req.on('error', fail);
     inflater.on('data', (chunk: Buffer) => {
