@@ -20,7 +20,7 @@
  * is stopped (killed if it does not stop) and the temporary directory removed at the end.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,13 +35,19 @@ import {
   type StreamResult,
 } from './lib/hostile-client.js';
 import { hostileKinds, type HostileKind } from './lib/hostile-inputs.js';
-import { report, type PhaseResult, type RuleEventResult } from './lib/hostile-report.js';
+import {
+  report,
+  type PhaseResult,
+  type RuleEventResult,
+  type SteadyState,
+} from './lib/hostile-report.js';
 import {
   HOSTILE_RULES_FILE,
   HOSTILE_TEMPLATES,
   hostileRuleEvents,
   hostileRulesYaml,
 } from './lib/hostile-rules.js';
+import { readTrace, summarize } from './lib/latency-trace.js';
 import { buildLoadGenerator, type LoadReport, type LoadSpec } from './lib/load-spec.js';
 import { awaitLine, rssMb, spawnPinned, TASKSET } from './lib/processes.js';
 import { watchServerLog } from './lib/server-log.js';
@@ -94,6 +100,7 @@ async function normalLoad(
   port: number,
   durationMs: number,
   mode: 'open' | 'closed',
+  tracePath?: string,
 ): Promise<{ report?: LoadReport; failure?: string }> {
   const spec: LoadSpec = {
     port,
@@ -105,7 +112,8 @@ async function normalLoad(
     durationMs,
     maxRequests: mode === 'open' ? Math.ceil((NORMAL_RATE * durationMs) / 1000) : 100_000,
   };
-  const child = spawnPinned(generator, [JSON.stringify(spec)], LOAD_CPU, 'inherit');
+  const env: Record<string, string> = tracePath === undefined ? {} : { LOADGEN_TRACE: tracePath };
+  const child = spawnPinned(generator, [JSON.stringify(spec)], LOAD_CPU, 'inherit', env);
   try {
     return { report: await awaitLine(child, (line) => JSON.parse(line) as LoadReport) };
   } catch (err) {
@@ -208,6 +216,11 @@ async function main(): Promise<void> {
   let readyMs = Number.NaN;
   let idleRssMb = Number.NaN;
   let metricsBytes: { before?: number; after?: number } = {};
+  let steadyWindow: { startMs: number; fromMs: number; toMs: number } | undefined;
+  let steady: SteadyState | undefined;
+  // Not in the rules directory, which the server watches.
+  const traceDir = mkdtempSync(join(tmpdir(), 'kubemod-hostile-trace-'));
+  const normalTrace = join(traceDir, 'normal-during-hostile.trace');
   let stopped: string;
   try {
     const port = await log.port;
@@ -222,6 +235,7 @@ async function main(): Promise<void> {
       activity: string,
       durationMs: number,
       hostile: () => Promise<void>,
+      tracePath?: string,
     ): Promise<void> => {
       if (!alive(server)) {
         phases.push({
@@ -234,7 +248,7 @@ async function main(): Promise<void> {
         return;
       }
       const sampler = rssSampler(server.pid);
-      const load = normalLoad(generator, port, durationMs, 'open');
+      const load = normalLoad(generator, port, durationMs, 'open', tracePath);
       await Promise.all([load, sleep(SETTLE_MS).then(hostile)]);
       const result = await load;
       // Work the hostile input left queued must not spill into the next phase.
@@ -263,6 +277,10 @@ async function main(): Promise<void> {
       REQUESTS_MS,
       async () => {
         const lorisRuns = Promise.all(LORIS.map((kind) => slowLoris(port, kind, hostileMs)));
+        // The first round sends every kind once: one-time costs (the dry-run worker thread's
+        // start, the first run of each code path) fall into it.
+        const startMs = Date.now();
+        const firstRoundEndMs = startMs + (kinds.length / HOSTILE_RATE) * 1000;
         stream = await runStream({
           port,
           kinds,
@@ -271,13 +289,23 @@ async function main(): Promise<void> {
           timeoutMs: HOSTILE_TIMEOUT_MS,
           maxInFlight: HOSTILE_MAX_IN_FLIGHT,
         });
+        steadyWindow = { startMs, fromMs: firstRoundEndMs, toMs: Date.now() };
         loris = await lorisRuns;
         const trace = process.env.BENCH_HOSTILE_TRACE;
         if (trace !== undefined && trace !== '') {
           writeFileSync(trace, stream.outcomes.map((o) => JSON.stringify(o)).join('\n') + '\n');
         }
       },
+      normalTrace,
     );
+    if (steadyWindow !== undefined && existsSync(normalTrace)) {
+      const { startMs, fromMs, toMs } = steadyWindow;
+      steady = {
+        fromS: (fromMs - startMs + SETTLE_MS) / 1000,
+        toS: (toMs - startMs + SETTLE_MS) / 1000,
+        ...summarize(readTrace(normalTrace), fromMs, toMs, P99_TARGET_MS),
+      };
+    }
     const events = hostileRuleEvents();
     await phase(
       'hostile rule files',
@@ -301,6 +329,7 @@ async function main(): Promise<void> {
     const finalRss = rssMb(server.pid);
     stopped = `${wasAlive ? `running at the end (RSS ${finalRss.toFixed(0)} MB), ` : 'NOT running at the end, '}${await stopWithin(server, 15_000)}`;
     rmSync(dir, { recursive: true, force: true });
+    rmSync(traceDir, { recursive: true, force: true });
   }
 
   const out = report({
@@ -313,6 +342,7 @@ async function main(): Promise<void> {
     readyMs,
     idleRssMb,
     metricsBytes,
+    ...(steady === undefined ? {} : { steady }),
     stopped,
     serverSurvived: stopped.startsWith('running'),
     settings: {

@@ -3,6 +3,7 @@ import { cpus, loadavg } from 'node:os';
 import type { HostileKind } from './hostile-inputs.js';
 import type { LorisOutcome, StreamResult } from './hostile-client.js';
 import type { RuleEvent } from './hostile-rules.js';
+import type { LatencySummary } from './latency-trace.js';
 import type { LoadReport } from './load-spec.js';
 import { environment } from './measure.js';
 import { TASKSET } from './processes.js';
@@ -50,6 +51,17 @@ export interface RuleEventResult {
   readonly phaseS: number;
 }
 
+/**
+ * The normal traffic of the hostile-requests phase once every hostile kind has been sent once
+ * (from the generator's per-request trace): what each further hostile request costs, without the
+ * one-time costs of the first round.
+ */
+export interface SteadyState extends LatencySummary {
+  /** Seconds into the phase where the window starts and ends. */
+  readonly fromS: number;
+  readonly toS: number;
+}
+
 export interface ReportInput {
   readonly phases: readonly PhaseResult[];
   readonly kinds: readonly HostileKind[];
@@ -60,6 +72,7 @@ export interface ReportInput {
   readonly readyMs: number;
   readonly idleRssMb: number;
   readonly metricsBytes: { before?: number; after?: number };
+  readonly steady?: SteadyState;
   readonly stopped: string;
   readonly serverSurvived: boolean;
   readonly settings: HostileSettings;
@@ -191,6 +204,7 @@ export function report(input: ReportInput): { text: string; correct: boolean } {
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...phases.map((p) => phaseRow(p, settings)),
     '',
+    ...steadyLines(input.steady, settings),
     `Hostile requests (phase "hostile requests"; ${String(outcomes.length)} sent, ${String(stream?.skipped ?? 0)} skipped because ${String(settings.hostileMaxInFlight)} were in flight):`,
     '',
     '| kind | request | expected | sent | statuses seen | max answer ms | problems |',
@@ -220,4 +234,13 @@ export function report(input: ReportInput): { text: string; correct: boolean } {
   ];
   const correct = normalFailed === 0 && fiveXx === 0 && input.serverSurvived;
   return { text: lines.join('\n'), correct };
+}
+
+/** The steady-state paragraph (nothing when the trace was not read). */
+function steadyLines(steady: SteadyState | undefined, settings: HostileSettings): string[] {
+  if (steady === undefined) return [];
+  return [
+    `Normal traffic during hostile requests after the first round (every kind sent once; the round holds one-time costs such as the dry-run worker thread's start and the first run of each code path), ${steady.fromS.toFixed(1)}–${steady.toS.toFixed(1)} s into the phase: ${String(steady.count)} requests, p99 ${f2(steady.p99Ms)} ms, p99.9 ${f2(steady.p999Ms)} ms, max ${f2(steady.maxMs)} ms, ${String(steady.over)} over ${String(settings.p99TargetMs)} ms. Informational: the target is the whole phase's p99.`,
+    '',
+  ];
 }

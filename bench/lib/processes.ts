@@ -5,18 +5,22 @@ import { createInterface } from 'node:readline';
 
 export const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((path) => existsSync(path));
 
-/** Spawns `command args`, pinned to `cpu` with taskset when it exists; stdout is piped. */
+/**
+ * Spawns `command args`, pinned to `cpu` with taskset when it exists; stdout is piped. The child
+ * gets this process's environment, plus `env` when given.
+ */
 export function spawnPinned(
   command: string,
   args: readonly string[],
   cpu: number | undefined,
   stderr: 'pipe' | 'inherit',
+  env: Readonly<Record<string, string>> = {},
 ): ChildProcess {
   const [file, ...rest] =
     TASKSET !== undefined && cpu !== undefined
       ? [TASKSET, '-c', String(cpu), command, ...args]
       : [command, ...args];
-  return spawn(file, rest, { stdio: ['ignore', 'pipe', stderr] });
+  return spawn(file, rest, { stdio: ['ignore', 'pipe', stderr], env: { ...process.env, ...env } });
 }
 
 /**
