@@ -10,7 +10,7 @@ import {
   type ParsedAdmissionReview,
 } from './admission-review.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
-import { errorAnswer } from './errors.js';
+import { errorAnswer, requestTooLarge } from './errors.js';
 import type { LoopSlicing } from './dependencies.js';
 import { parseJsonBodySliced } from './json-body.js';
 
@@ -126,11 +126,11 @@ function refuseDeclaredLength(
   const path = pathOf(req.url);
   const webhook = req.method === 'POST' ? options.routes.get(path)?.webhook : undefined;
   if (webhook !== undefined) options.metrics.observeRequest(webhook, 'unknown', 'malformed', 0);
-  const err = new KubemodError(
-    'REQUEST_TOO_LARGE',
-    `request body exceeds the limit of ${String(options.bodyLimitBytes)} bytes`,
+  const { status, body } = errorAnswer(
+    requestTooLarge(options.bodyLimitBytes),
+    options.logger,
+    path,
   );
-  const { status, body } = errorAnswer(err, options.logger, path);
   closeAfterAnswer(req, res);
   sendJson(res, status, JSON.stringify(body));
 }
@@ -164,8 +164,7 @@ function readBody(
   limit: number,
   done: (err: KubemodError | undefined, body: Buffer) => void,
 ): void {
-  const tooLarge = (): KubemodError =>
-    new KubemodError('REQUEST_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
+  const tooLarge = (): KubemodError => requestTooLarge(limit);
   if (Number(req.headers['content-length'] ?? 0) > limit) {
     done(tooLarge(), EMPTY);
     return;

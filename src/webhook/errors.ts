@@ -28,6 +28,16 @@ export interface HttpErrorBody {
   readonly code: string;
 }
 
+/** REQUEST_TOO_LARGE for a body over `limitBytes`, whichever reader found it. */
+export function requestTooLarge(limitBytes: number, cause?: unknown): KubemodError {
+  return new KubemodError(
+    'REQUEST_TOO_LARGE',
+    `request body exceeds the limit of ${String(limitBytes)} bytes`,
+    undefined,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
 /**
  * Maps the errors body-parser raises (size, encoding, corrupt compressed data) onto the catalog;
  * other errors pass through.
@@ -44,14 +54,7 @@ export function fromBodyParserError(err: unknown, limitBytes: number): unknown {
   }
   if (!('type' in err)) return err;
   const type: unknown = err.type;
-  if (type === 'entity.too.large') {
-    return new KubemodError(
-      'REQUEST_TOO_LARGE',
-      `request body exceeds the limit of ${String(limitBytes)} bytes`,
-      undefined,
-      { cause: err },
-    );
-  }
+  if (type === 'entity.too.large') return requestTooLarge(limitBytes, err);
   if (
     (typeof type === 'string' && type.startsWith('encoding.')) ||
     type === 'request.aborted' ||

@@ -12,9 +12,9 @@ import { parseJsonSliced } from './incremental-json.js';
 export const SLICED_PARSE_BYTES = 128 * 1024;
 
 /**
- * Parses the raw body read by rawBody (raw-body.ts) as JSON; throws REQUEST_MALFORMED with the parser's reason,
- * or when the body nests deeper than MAX_JSON_DEPTH (checked first: parsing slows down sharply
- * with depth).
+ * Parses the raw body read by rawBody (raw-body.ts) as JSON; throws REQUEST_MALFORMED with the
+ * parser's reason, or when the body nests deeper than MAX_JSON_DEPTH (checked first: parsing slows
+ * down sharply with depth).
  */
 export function parseJsonBody(body: unknown): JsonValue {
   if (!Buffer.isBuffer(body) || body.length === 0) {

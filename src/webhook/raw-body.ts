@@ -4,7 +4,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import express, { type RequestHandler } from 'express';
 import { KubemodError } from '../errors/catalog.js';
 import { closeAfterAnswer } from './admission-listener.js';
-import { fromBodyParserError } from './errors.js';
+import { fromBodyParserError, requestTooLarge } from './errors.js';
 
 // Apart from json-body.ts (which parses what this reads) so that the dry-run worker thread, which
 // parses bodies but never reads one from a socket, does not load express and its dependencies:
@@ -97,12 +97,7 @@ function readInflated(
       reject(err instanceof Error ? err : new Error(String(err)));
     };
     const tooLarge = (): void => {
-      fail(
-        new KubemodError(
-          'REQUEST_TOO_LARGE',
-          `request body exceeds the limit of ${String(limitBytes)} bytes`,
-        ),
-      );
+      fail(requestTooLarge(limitBytes));
     };
     req.on('data', countIn);
     req.on('close', () => {
@@ -121,7 +116,11 @@ function readInflated(
     inflater.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
+      resolve(
+        chunks.length === 1 && chunks[0] !== undefined
+          ? chunks[0]
+          : Buffer.concat(chunks, inflated),
+      );
     });
     req.pipe(inflater);
   });

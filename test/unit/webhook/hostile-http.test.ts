@@ -292,36 +292,21 @@ describe('compressed request bodies', () => {
       // Spaces after the JSON are legal and make the inflated size exact.
       return Buffer.concat([Buffer.from(text), Buffer.alloc(size - text.length, 0x20)]);
     };
-    harness = await startHarness({
+    const h = await startHarness({
       store: () => storeOf(RULES),
       limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: 600 * 1024 },
     });
-    const brotli = await sendRaw(
-      harness,
-      'POST',
-      '/dragnet-webhook',
-      brotliCompressSync(body),
-      'br',
-    );
+    harness = h;
+    const post = (payload: Buffer, encoding: string): Promise<HttpAnswer> =>
+      sendRaw(h, 'POST', '/dragnet-webhook', payload, encoding);
+    const brotli = await post(brotliCompressSync(body), 'br');
     expect(brotli.status).toBe(200);
     expect(responseOf(brotli).response.patch).toBeDefined();
     // Larger than one inflater chunk (256 KiB), so the body is put together from several.
-    const atLimit = await sendRaw(
-      harness,
-      'POST',
-      '/dragnet-webhook',
-      gzipSync(padded(600 * 1024)),
-      'gzip',
-    );
+    const atLimit = await post(gzipSync(padded(600 * 1024)), 'gzip');
     expect(atLimit.status).toBe(200);
     expect(responseOf(atLimit).response.patch).toBeDefined();
-    const overLimit = await sendRaw(
-      harness,
-      'POST',
-      '/dragnet-webhook',
-      gzipSync(padded(600 * 1024 + 1)),
-      'gzip',
-    );
+    const overLimit = await post(gzipSync(padded(600 * 1024 + 1)), 'gzip');
     expect(overLimit.status).toBe(400);
     expect(overLimit.json()).toMatchObject({ code: 'KM6004' });
   });
