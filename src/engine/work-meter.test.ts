@@ -23,6 +23,43 @@ function kindOf(work: () => unknown): string {
 }
 
 describe('WorkMeter', () => {
+  it('stops at a heap ceiling, looked at with the clock and before one large value', () => {
+    let used = 0;
+    const looks: number[] = [];
+    const heap = {
+      mb: 10,
+      reached: (extra: number): boolean => {
+        looks.push(extra);
+        return used + extra > 10 * 1024 * 1024;
+      },
+    };
+    const meter = new WorkMeter({ requestUnits: 1e9, heap }, () => 0);
+    for (let i = 0; i < 4095; i += 1) meter.charge(1);
+    expect(looks).toEqual([]); // not every charge: every CLOCK_EVERY (4096) units
+    meter.charge(1);
+    expect(looks).toEqual([0]);
+    meter.chargeBytes(4 * 1024 * 1024); // its units pass CLOCK_EVERY; 8 MiB as UTF-16 fits
+    expect(looks).toEqual([0, 0, 8 * 1024 * 1024]);
+    expect(() => {
+      meter.chargeBytes(6 * 1024 * 1024);
+    }).toThrow(
+      'request stopped: the heap in use passed its 10 MB ceiling (the input is too large or the rule builds too much)',
+    );
+    expect(
+      kindOf(() => {
+        meter.charge(1);
+      }),
+    ).toBe('WORK_LIMIT'); // sticky
+
+    const inRule = new WorkMeter({ requestUnits: 1e9, ruleUnits: 1e9, heap }, () => 0);
+    used = 11 * 1024 * 1024;
+    inRule.beginRule('team', 'team/big');
+    expect(() => {
+      for (let i = 0; i < 4096; i += 1) inRule.charge(1);
+    }).toThrow('rule stopped: the heap in use passed its 10 MB ceiling');
+    inRule.endRule();
+  });
+
   it('throws WORK_LIMIT past the units of its scope, and stays exhausted', () => {
     const meter = new WorkMeter({ requestUnits: 100 });
     meter.charge(100);

@@ -35,6 +35,22 @@ export interface WorkLimits {
   readonly namespaceMillis: number;
   /** Wall-clock backstop for the work outside rules, in milliseconds. */
   readonly requestMillis: number;
+  /**
+   * A heap ceiling looked at with the clock (the dry-run worker thread sets one below its V8 heap
+   * limit, which on Node 24 can abort the whole process instead of the thread); none by default.
+   */
+  readonly heap?: HeapCeiling | undefined;
+}
+
+/** A ceiling on the heap in use, checked cooperatively by the meter. */
+export interface HeapCeiling {
+  /** The ceiling in MB, for the error message. */
+  readonly mb: number;
+  /**
+   * Whether the heap in use, plus `extraBytes` about to be built, is past the ceiling; cheap
+   * enough to call every few hundred microseconds.
+   */
+  readonly reached: (extraBytes: number) => boolean;
 }
 
 /**
@@ -66,7 +82,9 @@ export const MAX_VALUE_DEPTH = 512;
 
 /** Bytes per work unit when charging by size. */
 const BYTES_PER_UNIT = 64;
-/** Units between two looks at the clock. */
+/** A charge of this many bytes or more looks at the heap ceiling at once. */
+const LARGE_BYTES = 1024 * 1024;
+/** Units between two looks at the clock (and the heap ceiling). */
 const CLOCK_EVERY = 4096;
 
 /**
@@ -119,12 +137,22 @@ export class WorkMeter {
         this.remaining = -1;
         throw this.exceeded('time');
       }
+      if (this.limits.heap?.reached(0) === true) {
+        this.remaining = -1;
+        throw this.exceeded('memory');
+      }
     }
   }
 
   /** Charges the work of reading or building `bytes` bytes (or elements) of data. */
   chargeBytes(bytes: number): void {
     this.charge(Math.ceil(bytes / BYTES_PER_UNIT) + 1);
+    // One large value at once is checked against the heap ceiling before it is built (a string
+    // may take two bytes a character).
+    if (bytes >= LARGE_BYTES && this.limits.heap?.reached(2 * bytes) === true) {
+      this.remaining = -1;
+      throw this.exceeded('memory');
+    }
   }
 
   /** Units left in the current scope (a rule, or the request outside rules). */
@@ -240,8 +268,14 @@ export class WorkMeter {
     }
   }
 
-  private exceeded(what: 'work' | 'time' = 'work'): KubemodError {
+  private exceeded(what: 'work' | 'time' | 'memory' = 'work'): KubemodError {
     const inRule = this.scope !== 'request';
+    if (what === 'memory') {
+      return new KubemodError(
+        'WORK_LIMIT',
+        `${inRule ? 'rule' : this.subject} stopped: the heap in use passed its ${String(this.limits.heap?.mb ?? 0)} MB ceiling (the input is too large or the rule builds too much)`,
+      );
+    }
     if (what === 'work' && this.rendering && this.reserved > 0) {
       return new KubemodError(
         'WORK_LIMIT',

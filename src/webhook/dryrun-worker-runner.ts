@@ -58,7 +58,20 @@ export interface WorkerDryRunRunner extends DryRunRunner {
   threads(): number;
 }
 
-export const createWorkerDryRunRunner = (deps: DryRunRunnerDependencies): WorkerDryRunRunner => {
+/** The script a worker thread runs: a file, or (eval) JavaScript source. */
+export interface WorkerEntry {
+  readonly script: string | URL;
+  readonly eval: boolean;
+}
+
+/**
+ * @param entry the thread's script; the dry-run worker (dryrun-worker.ts) unless a test stands in
+ *   a thread that crashes or runs out of heap on purpose.
+ */
+export const createWorkerDryRunRunner = (
+  deps: DryRunRunnerDependencies,
+  entry?: WorkerEntry,
+): WorkerDryRunRunner => {
   const limits: DryRunWorkerLimits = { ...DEFAULT_DRYRUN_WORKER_LIMITS, ...deps.limits.dryRun };
   const { logger } = deps;
   const queue: Job[] = [];
@@ -117,14 +130,15 @@ export const createWorkerDryRunRunner = (deps: DryRunRunnerDependencies): Worker
   };
 
   const startThread = (): Thread => {
-    const entry = workerEntry();
     const data: DryRunWorkerData = {
       mark: DRYRUN_WORKER_MARK,
       clusterNamespace: deps.clusterNamespace,
       limits: { template: deps.limits.template, work: deps.limits.work },
+      heapMb: limits.heapMb,
     };
-    const worker = new Worker(entry.script, {
-      eval: entry.eval,
+    const { script, eval: isSource } = entry ?? workerEntry();
+    const worker = new Worker(script, {
+      eval: isSource,
       workerData: data,
       resourceLimits: { maxOldGenerationSizeMb: limits.heapMb },
       stdout: false,
@@ -309,7 +323,7 @@ function transferable(body: Buffer): { bytes: Uint8Array; transfer: ArrayBuffer[
  * container image), else, when running from the TypeScript sources (vitest, `npm start` through
  * tsx), a two-line bootstrap that registers tsx's loader in the thread and imports the `.ts`.
  */
-function workerEntry(): { script: string | URL; eval: boolean } {
+function workerEntry(): WorkerEntry {
   const compiled = new URL('./dryrun-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(compiled))) return { script: compiled, eval: false };
   const source = new URL('./dryrun-worker.ts', import.meta.url);

@@ -3,6 +3,7 @@ import type { SyntheticRefs } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import type { DryRunDependencies } from './dryrun-handler.js';
 import { runDryRunJob, type DryRunJobResult } from './dryrun-job.js';
+import { heapCeiling } from './heap-ceiling.js';
 import type { SyntheticRefNames } from './synthetic-refs.js';
 
 /**
@@ -20,9 +21,13 @@ import type { SyntheticRefNames } from './synthetic-refs.js';
 /** Marks the workerData of a dry-run worker (so no other thread ever starts serving). */
 export const DRYRUN_WORKER_MARK = 'kubemod-ts dryrun worker';
 
-/** Data the worker is started with: the limits and cluster namespace of the webhook. */
+/**
+ * Data the worker is started with: the limits and cluster namespace of the webhook, and the
+ * thread's old-generation heap limit in MB (its work meters stop a dry run below it).
+ */
 export type DryRunWorkerData = Pick<DryRunDependencies, 'clusterNamespace' | 'limits'> & {
   readonly mark: typeof DRYRUN_WORKER_MARK;
+  readonly heapMb: number;
 };
 
 export type WorkerToMain =
@@ -47,6 +52,13 @@ export interface SerializedRefs {
 
 /** Serves dry runs on `port` until the thread is terminated. */
 export function serveDryRuns(port: MessagePort, data: DryRunWorkerData): void {
+  const deps: DryRunDependencies = {
+    clusterNamespace: data.clusterNamespace,
+    limits: {
+      template: data.limits.template,
+      work: { ...data.limits.work, heap: heapCeiling(data.heapMb) },
+    },
+  };
   let awaitingRefs: { id: number; resolve: (refs: SyntheticRefs) => void } | undefined;
   const post = (message: WorkerToMain): void => {
     port.postMessage(message);
@@ -65,7 +77,7 @@ export function serveDryRuns(port: MessagePort, data: DryRunWorkerData): void {
         awaitingRefs = { id, resolve };
         post({ type: 'refs', id, names });
       });
-    void runDryRunJob(message.body, { explain: message.explain }, data, fetchRefs).then(
+    void runDryRunJob(message.body, { explain: message.explain }, deps, fetchRefs).then(
       (outcome) => {
         post({ type: 'done', id, outcome });
       },
