@@ -12,6 +12,13 @@ export interface Metrics {
   ruleFailed(rule: string, code: string): void;
   /** One event-loop lag sample (see startEventLoopLagSampler). */
   observeEventLoopLag(seconds: number): void;
+  /**
+   * Request bodies shed by the in-flight body budget: slow ones `evicted` (their connections
+   * closed) to make room, or new ones `refused` (503) when there was none.
+   */
+  bodiesShed(reason: 'evicted' | 'refused', count: number): void;
+  /** A connection closed at once because the server had its maximum of open connections. */
+  connectionDropped(): void;
   /** Where `kubemod_rules_loaded` reads its values from at scrape time (the current store). */
   setRuleCountSource(source: () => ReadonlyMap<string, number>): void;
   /**
@@ -105,6 +112,17 @@ export function createMetrics(): Metrics {
     buckets: LAG_BUCKETS,
     registers: [registry],
   });
+  const shed = new Counter({
+    name: 'kubemod_webhook_bodies_shed_total',
+    help: 'Request bodies dropped by the in-flight body budget: slow ones evicted, or new ones refused (503).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const dropped = new Counter({
+    name: 'kubemod_webhook_connections_dropped_total',
+    help: 'Connections closed at once because the webhook server had its maximum of open connections.',
+    registers: [registry],
+  });
   new Gauge({
     name: 'kubemod_rules_loaded',
     help: 'ModRules currently loaded, per namespace.',
@@ -133,6 +151,12 @@ export function createMetrics(): Metrics {
     },
     observeEventLoopLag(seconds): void {
       lag.observe(seconds);
+    },
+    bodiesShed(reason, count): void {
+      shed.inc({ reason }, count);
+    },
+    connectionDropped(): void {
+      dropped.inc();
     },
     setRuleCountSource(source): void {
       ruleCounts = source;

@@ -36,6 +36,11 @@ export interface WebhookLimits {
   /** Largest accepted request body, in bytes. */
   readonly bodyLimitBytes: number;
   /**
+   * Bytes the bodies of all requests in progress may reserve together (see body-budget.ts);
+   * when unset, 64 MiB or four bodies at the limit, whichever is more (inFlightBodyBytes()).
+   */
+  readonly inFlightBodyBytes?: number;
+  /**
    * A dragnet request that has already waited longer than this (from the moment its first byte
    * was handled to the moment evaluation would start) is allowed unchanged with a warning instead
    * of being evaluated: the API server has given up on it or is about to.
