@@ -17,8 +17,11 @@ export interface Metrics {
    * closed) to make room, or new ones `refused` (503) when there was none.
    */
   bodiesShed(reason: 'evicted' | 'refused', count: number): void;
-  /** A connection closed at once because the server had its maximum of open connections. */
-  connectionDropped(): void;
+  /**
+   * A connection closed at once: the server had its maximum of open connections in all
+   * (`total`) or from that client address (`address`).
+   */
+  connectionDropped(reason: 'total' | 'address'): void;
   /** Where `kubemod_rules_loaded` reads its values from at scrape time (the current store). */
   setRuleCountSource(source: () => ReadonlyMap<string, number>): void;
   /**
@@ -120,7 +123,8 @@ export function createMetrics(): Metrics {
   });
   const dropped = new Counter({
     name: 'kubemod_webhook_connections_dropped_total',
-    help: 'Connections closed at once because the webhook server had its maximum of open connections.',
+    help: 'Connections closed at once because the webhook server had its maximum of open connections, in all or from one client address.',
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   new Gauge({
@@ -155,8 +159,8 @@ export function createMetrics(): Metrics {
     bodiesShed(reason, count): void {
       shed.inc({ reason }, count);
     },
-    connectionDropped(): void {
-      dropped.inc();
+    connectionDropped(reason): void {
+      dropped.inc({ reason });
     },
     setRuleCountSource(source): void {
       ruleCounts = source;

@@ -28,6 +28,12 @@ import {
 import { createErrorHandler, fromBodyParserError, httpStatusOf, sendError } from './errors.js';
 import { parseJsonBody } from './json-body.js';
 import { rawBody } from './raw-body.js';
+import {
+  capConnections,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  type ConnectionCaps,
+} from './connection-caps.js';
 import { budgetedListener, createBodyBudget, inFlightBodyBytes } from './body-budget.js';
 import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
 import { handlePodBinding } from './podbinding-handler.js';
@@ -74,17 +80,12 @@ export interface WebhookServerOptions {
   readonly lagSampleMs?: number;
   /** Clock and timer of the lag sampler (tests). */
   readonly lagTimers?: LagTimers;
-  /** Open connections at most; more are closed at once (default DEFAULT_MAX_CONNECTIONS). */
-  readonly maxConnections?: number;
+  /**
+   * Open connections at most, in all and per client address; more are closed at once (defaults:
+   * DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS).
+   */
+  readonly maxConnections?: Partial<ConnectionCaps>;
 }
-
-/**
- * An open TLS connection holds about 37 KB of the process (measured: 2,000 idle ones grew `serve`
- * by 74 MB), and a client may hold one for the handshake and header timeouts without sending a
- * request: the cap bounds that at about 150 MB. The API server needs far fewer (one per request in
- * flight at most).
- */
-export const DEFAULT_MAX_CONNECTIONS = 4096;
 
 export interface StartedWebhookServer {
   readonly port: number;
@@ -282,10 +283,16 @@ export async function startWebhookServer(
     budgetedListener(listener, { budget, logger: deps.logger, metrics: deps.metrics }),
   );
   dropIdleSockets(server, timeouts);
-  server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  server.on('drop', () => {
-    deps.metrics.connectionDropped();
-  });
+  capConnections(
+    server,
+    {
+      total: options.maxConnections?.total ?? DEFAULT_MAX_CONNECTIONS,
+      perAddress: options.maxConnections?.perAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    (reason) => {
+      deps.metrics.connectionDropped(reason);
+    },
+  );
   server.on('tlsClientError', (err) => {
     deps.logger.debug({ err }, 'TLS handshake failed');
   });

@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import {
   createBodyBudget,
   EVICTABLE_AFTER_MS,
   inFlightBodyBytes,
+  UNTRACKED_BODY_BYTES,
 } from '../../../src/webhook/body-budget.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../../../src/webhook/server.js';
 import {
@@ -72,47 +74,62 @@ describe('inFlightBodyBytes', () => {
 
 describe('createBodyBudget', () => {
   it('reserves until released, evicts the slowest old incomplete body, refuses when none', () => {
+    const k = UNTRACKED_BODY_BYTES + 1;
     let now = 0;
-    const budget = createBodyBudget({ bytes: 300, limitBytes: 200, clock: () => now });
-    const releases: (() => void)[] = [];
-    const keep = (release: () => void): void => {
-      releases.push(release);
+    const budget = createBodyBudget({ bytes: 3 * k, limitBytes: 2 * k, clock: () => now });
+    const responses: EventEmitter[] = [];
+    /** A response: the budget listens for its 'close'. */
+    const keep = (): ServerResponse => {
+      const res = new EventEmitter();
+      responses.push(res);
+      return res as unknown as ServerResponse;
     };
-    const slow = fakeRequest({ 'content-length': '100' });
-    const slower = fakeRequest({ 'content-length': '100' });
-    const done = fakeRequest({ 'content-length': '100' });
-    expect(budget.admit(slow.req, keep)).toEqual({ admitted: true, evicted: 0 });
-    expect(budget.admit(slower.req, keep)).toEqual({ admitted: true, evicted: 0 });
-    expect(budget.admit(done.req, keep)).toEqual({ admitted: true, evicted: 0 });
-    expect(budget.reserved()).toBe(300);
-    expect(budget.admit(fakeRequest({}).req, keep)).toEqual({ admitted: true, evicted: 0 });
+    const length = (bytes: number): Record<string, string> => ({
+      'content-length': String(bytes),
+    });
+    const slow = fakeRequest(length(k));
+    const slower = fakeRequest(length(k));
+    const done = fakeRequest(length(k));
+    expect(budget.admit(slow.req, keep())).toEqual({ admitted: true, evicted: 0 });
+    expect(budget.admit(slower.req, keep())).toEqual({ admitted: true, evicted: 0 });
+    expect(budget.admit(done.req, keep())).toEqual({ admitted: true, evicted: 0 });
+    expect(budget.reserved()).toBe(3 * k);
 
-    // Full, and nothing has been arriving long enough to be dropped.
+    // Full, and nothing has been arriving long enough to be dropped: refused, but a body without
+    // length or a small one is not tracked (the connection cap bounds those).
     now = EVICTABLE_AFTER_MS - 1;
-    expect(budget.admit(fakeRequest({ 'content-length': '1' }).req, keep)).toEqual({
+    expect(budget.admit(fakeRequest(length(k)).req, keep())).toEqual({
       admitted: false,
       evicted: 0,
     });
+    expect(budget.admit(fakeRequest({}).req, keep())).toEqual({ admitted: true, evicted: 0 });
+    expect(budget.admit(fakeRequest(length(k - 1)).req, keep())).toEqual({
+      admitted: true,
+      evicted: 0,
+    });
+    expect(budget.reserved()).toBe(3 * k);
 
     // Later: `done` has its whole body (never evicted), `slow` received more than `slower`.
     now = EVICTABLE_AFTER_MS + 1000;
     done.end();
     slow.socket.bytesRead = 80;
     slower.socket.bytesRead = 20;
-    const needs150 = fakeRequest({ 'content-length': '150' });
-    expect(budget.admit(needs150.req, keep)).toEqual({ admitted: true, evicted: 2 });
+    expect(budget.admit(fakeRequest(length(2 * k)).req, keep())).toEqual({
+      admitted: true,
+      evicted: 2,
+    });
     expect(slower.socket.destroyed).toBe(true);
     expect(slow.socket.destroyed).toBe(true);
-    expect(budget.reserved()).toBe(250);
+    expect(budget.reserved()).toBe(3 * k);
 
     // Only complete or young bodies left: refused.
-    expect(budget.admit(fakeRequest({ 'content-length': '100' }).req, keep)).toEqual({
+    expect(budget.admit(fakeRequest(length(k)).req, keep())).toEqual({
       admitted: false,
       evicted: 0,
     });
-    // Releasing twice (an evicted request's response closes later) counts once.
-    for (const release of releases) release();
-    for (const release of releases) release();
+    // Closing twice, or the response of an evicted body closing later, gives back once.
+    for (const res of responses) res.emit('close');
+    for (const res of responses) res.emit('close');
     expect(budget.reserved()).toBe(0);
   });
 });
@@ -138,7 +155,13 @@ const REVIEW = admissionReview({
   resource: 'configmaps',
   namespace: 'team',
   name: 'cm',
-  object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'team' } },
+  object: {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cm', namespace: 'team' },
+    // Large enough for the budget to track it.
+    data: { pad: 'x'.repeat(UNTRACKED_BODY_BYTES) },
+  },
 });
 
 let harness: Harness | undefined;
@@ -160,7 +183,7 @@ async function trickling(port: number, length: number): Promise<TLSSocket> {
 
 describe('the in-flight body budget on the HTTPS server', () => {
   it('refuses a body with 503 while trickling bodies fill it, then drops them to serve it', async () => {
-    const limit = 64 * 1024;
+    const limit = 256 * 1024;
     harness = await startHarness({
       store: () => storeOf(RULES),
       limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: limit, inFlightBodyBytes: 2 * limit },
@@ -203,36 +226,45 @@ describe('the in-flight body budget on the HTTPS server', () => {
   }, 30_000);
 });
 
-describe('the connection cap', () => {
-  it('closes connections past maxConnections at once and serves again when one ends', async () => {
-    harness = await startHarness({ store: () => storeOf(RULES) }, { maxConnections: 2 });
-    const h = harness;
-    const idle = [await connected(h.server.port), await connected(h.server.port)];
-    const third = tlsConnect({
-      host: '127.0.0.1',
-      port: h.server.port,
-      ca: testTls().ca,
-      servername: 'localhost',
-    });
-    sockets.push(third);
-    const outcome = await new Promise<string>((resolve) => {
-      third.once('secureConnect', () => {
-        resolve('handshake');
+describe('the connection caps', () => {
+  it.each([
+    ['in all', { total: 2 }, 'total'],
+    ['from one client address', { perAddress: 2 }, 'address'],
+  ])(
+    '%s: close connections past the cap at once, and serve again when one ends',
+    async (_case, maxConnections, reason) => {
+      harness = await startHarness({ store: () => storeOf(RULES) }, { maxConnections });
+      const h = harness;
+      const idle = [await connected(h.server.port), await connected(h.server.port)];
+      const third = tlsConnect({
+        host: '127.0.0.1',
+        port: h.server.port,
+        ca: testTls().ca,
+        servername: 'localhost',
       });
-      third.once('error', () => {
-        resolve('closed');
+      sockets.push(third);
+      const outcome = await new Promise<string>((resolve) => {
+        third.once('secureConnect', () => {
+          resolve('handshake');
+        });
+        third.once('error', () => {
+          resolve('closed');
+        });
+        third.once('close', () => {
+          resolve('closed');
+        });
       });
-      third.once('close', () => {
-        resolve('closed');
-      });
-    });
-    expect(outcome).toBe('closed');
-    idle[0]?.destroy();
-    await sleep(100);
-    const served = await h.post('/dragnet-webhook', REVIEW);
-    expect(served.status).toBe(200);
-    expect(await h.metrics.render()).toContain('kubemod_webhook_connections_dropped_total 1');
-  }, 30_000);
+      expect(outcome).toBe('closed');
+      idle[0]?.destroy();
+      await sleep(100);
+      const served = await h.post('/dragnet-webhook', REVIEW);
+      expect(served.status).toBe(200);
+      expect(await h.metrics.render()).toContain(
+        `kubemod_webhook_connections_dropped_total{reason="${reason}"} 1`,
+      );
+    },
+    30_000,
+  );
 });
 
 /** A TLS connection that finished its handshake and sends nothing. */
