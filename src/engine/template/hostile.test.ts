@@ -437,6 +437,29 @@ describe('templates whose first build would stall are refused when compiled', ()
     expect(() => compileTemplate(source)).toThrow(/more than 1000 syntax nodes/);
   });
 
+  it('exempts only the build of a first render from the deadlines, not its run', () => {
+    // A clock that moves 1 ms a read: the deadline is passed after a few clock reads.
+    let now = 0;
+    const clock = (): number => (now += 1);
+    const runaway = '{{ range $i := until 5000 }}{{ $_ := repeat 2000 "x" }}{{ end }}done';
+    const meter = new WorkMeter(
+      { ruleUnits: 1e12, renderUnits: 1e12, namespaceUnits: 1e12, ruleMillis: 5 },
+      clock,
+    );
+    const error = (() => {
+      try {
+        withMeter(meter, () =>
+          meter.runRule('tenant', 'rule', () => compileTemplate(runaway).render(sampleContext())),
+        );
+        return undefined;
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(error).toBeInstanceOf(KubemodError);
+    expect((error as KubemodError).message).toContain('exceeded its 5 ms time budget');
+  });
+
   it('builds the largest accepted template quickly on its first render', () => {
     const source = Array.from({ length: 100 }, (_, i) => `{{ .Target.a${String(i)} }}`).join(' ');
     const template = compileTemplate(source);

@@ -130,15 +130,20 @@ export function compileTemplate(source: string): CompiledTemplate {
     source,
     isStatic: false,
     render(context: Record<string, unknown>, limits?: Partial<TemplateLimits>): string {
-      // The first render builds the function and V8 compiles it on its first call: tens of
-      // milliseconds for a large template, paid once, and bounded when the rule was compiled
-      // (TEMPLATE_NODE_UNITS). Its time does not count against the deadlines; its units do.
+      // The first render builds the template's function (handlebars' compiler, cold code the
+      // first time: tens of milliseconds for a large template), paid once and bounded when the
+      // rule was compiled (TEMPLATE_NODE_UNITS): its time does not count against the deadlines,
+      // its units do. Running it is metered like any render, deadlines included, so a runaway
+      // template is cut at the rule's time backstop on its first request too.
       const first = built === undefined;
       const effective: TemplateLimits = { ...defaultTemplateLimits, ...limits };
       const state = createRenderState(effective);
-      const run = (): string => {
+      const build = (): BuiltTemplate => {
         built ??= buildTemplate(source, env, native);
-        const template = built;
+        return built;
+      };
+      const run = (): string => {
+        const template = first ? exempt(build) : build();
         return template.template(context, {
           data: { km: state },
           helpers: template.helpers,
@@ -155,7 +160,7 @@ export function compileTemplate(source: string): CompiledTemplate {
         out =
           meter === undefined
             ? withMeter(new WorkMeter(unmeteredLimits(effective)), run)
-            : meter.render(first ? () => exempt(run) : run);
+            : meter.render(run);
       } catch (err) {
         throw asRenderError(err);
       }
@@ -195,6 +200,7 @@ function precompileOrThrow(ast: HbsNode, env: TemplateEnvironment, native: boole
 function buildTemplate(source: string, env: TemplateEnvironment, native: boolean): BuiltTemplate {
   const ast = native ? parseNative(source, env) : parseGo(source, env);
   const template = env.hb.compile(ast, compileOptions(env, native));
+  compileNow(template);
   // Go templates never resolve paths through handlebars (fields go through _field), so only native
   // templates need the list that silently denies inherited properties.
   return {
@@ -202,6 +208,16 @@ function buildTemplate(source: string, env: TemplateEnvironment, native: boolean
     helpers: usedHelpers(ast, env),
     denied: native ? env.deniedProtoNames : undefined,
   };
+}
+
+/**
+ * Makes handlebars compile the template now rather than on its first call (its compile() is
+ * lazy), so that the build is all in buildTemplate. `_setup` compiles and then only sets up the
+ * runtime container, which every render sets up again with its own options.
+ */
+function compileNow(template: HandlebarsTemplateDelegate): void {
+  const setup = (template as { _setup?: unknown })._setup;
+  if (typeof setup === 'function') setup.call(template, {});
 }
 
 /** The helpers a template can call: every single-name path in it that names a helper. */
