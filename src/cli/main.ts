@@ -79,7 +79,23 @@ function invokedDirectly(): boolean {
   }
 }
 
+/**
+ * Ends the process when `stream` cannot be written, as a closed pipe ends a Unix tool: exit code
+ * 141 (128 + SIGPIPE) and no stack trace. `kubemod-ts dryrun … | head` closes stdout before
+ * everything is written; Node then raises EPIPE as an 'error' event nothing else handles.
+ */
+function exitOnBrokenStream(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE' && stream !== process.stderr) {
+      process.stderr.write(`kubemod-ts: cannot write the output: ${lastResortMessage(err)}\n`);
+    }
+    process.exit(err.code === 'EPIPE' ? 141 : 1);
+  });
+}
+
 if (invokedDirectly()) {
+  exitOnBrokenStream(process.stdout);
+  exitOnBrokenStream(process.stderr);
   main(process.argv.slice(2), processIo()).then(
     (code) => {
       process.exitCode = code;

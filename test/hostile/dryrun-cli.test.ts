@@ -70,6 +70,14 @@ const FILES: Record<string, string> = {
     `{{ $x := list "aaaaaaaaaaaaaaaa" }}{{ range until 64 }}{{ $x = concat $x $x }}{{ end }}{{ len $x }}`,
   ),
   'bomb-value.yaml': rule('bomb-value', '$.kind', aliasBombFlow()),
+  'big-resource.json': JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cm', namespace: 'team' },
+    data: Object.fromEntries(
+      Array.from({ length: 20_000 }, (_, i) => [`k${String(i)}`, 'v'.repeat(50)]),
+    ),
+  }),
 };
 
 let dir: string;
@@ -114,6 +122,16 @@ const dryrun = (modrule: string, resource = 'resource.yaml', ...extra: string[])
   runCli(['dryrun', '--modrule', path(modrule), '--resource', path(resource), ...extra]);
 
 describe('kubemod-ts dryrun on hostile inputs', () => {
+  it('output into a pipe closed early (`| head`): exit 141 as a Unix tool, no stack trace', async () => {
+    const run = await runCli(
+      ['dryrun', '--modrule', path('good.yaml'), '--resource', path('big-resource.json')],
+      30_000,
+      { closeStdoutAfterFirstChunk: true },
+    );
+    expectCleanExit(run, 141);
+    expect(run.stderr).toBe('');
+  });
+
   it('a 4,000-term select: one line naming the field, exit 1', async () => {
     expectOneLineError(await dryrun('chain.yaml'), 'chain.yaml', 'spec.match[0].select');
   }, 60_000);

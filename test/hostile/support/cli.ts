@@ -15,8 +15,13 @@ const MAX_OUTPUT = 16 * 1024 * 1024;
 /**
  * Runs `kubemod-ts <args>` from source in a child process with a 256 MB heap (so a ballooning
  * input ends in an OOM exit rather than taking the machine), killing it after `killAfterMs`.
+ * `closeStdoutAfterFirstChunk` closes the child's stdout once it has written anything.
  */
-export function runCli(args: readonly string[], killAfterMs = 30_000): Promise<CliRun> {
+export function runCli(
+  args: readonly string[],
+  killAfterMs = 30_000,
+  options: { readonly closeStdoutAfterFirstChunk?: boolean } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(
@@ -28,6 +33,8 @@ export function runCli(args: readonly string[], killAfterMs = 30_000): Promise<C
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       if (stdout.length < MAX_OUTPUT) stdout += chunk.toString('utf8');
+      // As `| head` does: the reader goes away before the output ends.
+      if (options.closeStdoutAfterFirstChunk === true) child.stdout.destroy();
     });
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < MAX_OUTPUT) stderr += chunk.toString('utf8');
