@@ -30,7 +30,7 @@ export function inFlightBodyBytes(limits: {
  * and its previous version), and tracking each cost `bench:http` about 10 MB of RSS after its
  * load (154–155 MB against 144–145 MB; a reservation and a 'close' listener per request; at 16 KiB
  * its 16.6 KB requests were still tracked). What they hold together is bounded by the connection
- * caps instead (server.ts: 256 per client address, 4,096 in all).
+ * caps instead (connection-caps.ts: 256 per client address, 4,096 in all).
  */
 export const UNTRACKED_BODY_BYTES = 64 * 1024;
 
