@@ -133,14 +133,8 @@ export class WorkMeter {
     this.sinceClock += units;
     if (this.sinceClock >= CLOCK_EVERY) {
       this.sinceClock = 0;
-      if (this.clock() > this.deadline) {
-        this.remaining = -1;
-        throw this.exceeded('time');
-      }
-      if (this.limits.heap?.reached(0) === true) {
-        this.remaining = -1;
-        throw this.exceeded('memory');
-      }
+      if (this.clock() > this.deadline) this.stop('time');
+      if (this.limits.heap?.reached(0) === true) this.stop('memory');
     }
   }
 
@@ -149,10 +143,7 @@ export class WorkMeter {
     this.charge(Math.ceil(bytes / BYTES_PER_UNIT) + 1);
     // One large value at once is checked against the heap ceiling before it is built (a string
     // may take two bytes a character).
-    if (bytes >= LARGE_BYTES && this.limits.heap?.reached(2 * bytes) === true) {
-      this.remaining = -1;
-      throw this.exceeded('memory');
-    }
+    if (bytes >= LARGE_BYTES && this.limits.heap?.reached(2 * bytes) === true) this.stop('memory');
   }
 
   /** Units left in the current scope (a rule, or the request outside rules). */
@@ -266,6 +257,12 @@ export class WorkMeter {
       this.deadline = deadline + spent;
       this.exempted += spent;
     }
+  }
+
+  /** Exhausts the current scope (sticky, like going over its units) and throws why. */
+  private stop(what: 'time' | 'memory'): never {
+    this.remaining = -1;
+    throw this.exceeded(what);
   }
 
   private exceeded(what: 'work' | 'time' | 'memory' = 'work'): KubemodError {

@@ -149,7 +149,8 @@ export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): voi
   });
 }
 
-function pathOf(url: string | undefined): string {
+/** The path of a request URL, without its query. */
+export function pathOf(url: string | undefined): string {
   if (url === undefined) return '';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
@@ -197,10 +198,17 @@ function readBody(
   });
 }
 
-function sendJson(res: ServerResponse, status: number, json: string): void {
+/** Writes `json` as the whole answer, with one `end`; `headers` are added to the JSON ones. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  json: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(json),
+    ...headers,
   });
   res.end(json);
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { KubemodError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { closeAfterAnswer } from './admission-listener.js';
+import { closeAfterAnswer, pathOf, sendJson } from './admission-listener.js';
 import { errorAnswer } from './errors.js';
 
 /**
@@ -67,19 +67,11 @@ export interface BodyBudget {
 }
 
 /** One body's room, held by its response until the response closes. */
-class Reservation {
-  constructor(
-    readonly live: Set<Reservation>,
-    readonly req: IncomingMessage,
-    readonly bytes: number,
-    readonly startedAt: number,
-    readonly bytesReadAtStart: number,
-  ) {}
-
-  /** Gives the room back; false when it was already given back (an evicted body's response). */
-  release(): boolean {
-    return this.live.delete(this);
-  }
+interface Reservation {
+  readonly req: IncomingMessage;
+  readonly bytes: number;
+  readonly startedAt: number;
+  readonly bytesReadAtStart: number;
 }
 
 const RESERVATION = Symbol('kubemod body reservation');
@@ -98,14 +90,15 @@ const ADMITTED: Admission = Object.freeze({ admitted: true, evicted: 0 });
  * (bytes per millisecond since admission, among those still incomplete after
  * EVICTABLE_AFTER_MS), closing their connections; only when that is not enough is it refused.
  * A trickling crowd therefore cannot hold the room the API server's quick bodies need. The
- * request path allocates one reservation per request with a body, and no closure.
+ * request path allocates one reservation per tracked body, and no closure.
  */
 export function createBodyBudget(options: BodyBudgetOptions): BodyBudget {
   const live = new Set<Reservation>();
   let used = 0;
 
+  /** Gives the room back, once (an evicted body's response closes later). */
   const release = (reservation: Reservation): void => {
-    if (reservation.release()) used -= reservation.bytes;
+    if (live.delete(reservation)) used -= reservation.bytes;
   };
 
   /** Drops the slowest incomplete old body; false when none qualifies. */
@@ -144,7 +137,7 @@ export function createBodyBudget(options: BodyBudgetOptions): BodyBudget {
         if (!evictOne(now)) return { admitted: false, evicted };
         evicted += 1;
       }
-      const reservation = new Reservation(live, req, bytes, now, req.socket.bytesRead);
+      const reservation = { req, bytes, startedAt: now, bytesReadAtStart: req.socket.bytesRead };
       live.add(reservation);
       used += bytes;
       (res as ReservingResponse)[RESERVATION] = reservation;
@@ -206,15 +199,9 @@ export function budgetedListener(
         'request bodies in progress fill the in-flight body budget; retry later',
       ),
       options.logger,
-      (req.url ?? '').split('?')[0] ?? '',
+      pathOf(req.url),
     );
     closeAfterAnswer(req, res);
-    const json = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(json),
-      'retry-after': '1',
-    });
-    res.end(json);
+    sendJson(res, status, JSON.stringify(body), { 'retry-after': '1' });
   };
 }

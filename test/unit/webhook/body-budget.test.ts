@@ -16,8 +16,10 @@ import {
   decodePatch,
   responseOf,
   startHarness,
+  SEEN_LABEL_RULE,
   storeOf,
   testTls,
+  tlsSocket,
   type Harness,
 } from './harness.js';
 
@@ -134,21 +136,6 @@ describe('createBodyBudget', () => {
   });
 });
 
-const RULES = `
-apiVersion: api.kubemod.io/v1beta1
-kind: ModRule
-metadata: { name: label, namespace: team }
-spec:
-  type: Patch
-  match:
-    - select: '$.kind'
-      matchValue: ConfigMap
-  patch:
-    - op: add
-      path: /metadata/labels/seen
-      value: '"yes"'
-`;
-
 const REVIEW = admissionReview({
   operation: 'CREATE',
   kind: 'ConfigMap',
@@ -185,7 +172,7 @@ describe('the in-flight body budget on the HTTPS server', () => {
   it('refuses a body with 503 while trickling bodies fill it, then drops them to serve it', async () => {
     const limit = 256 * 1024;
     harness = await startHarness({
-      store: () => storeOf(RULES),
+      store: () => storeOf(SEEN_LABEL_RULE),
       limits: { ...DEFAULT_WEBHOOK_LIMITS, bodyLimitBytes: limit, inFlightBodyBytes: 2 * limit },
     });
     const h = harness;
@@ -233,7 +220,7 @@ describe('the connection caps', () => {
   ])(
     '%s: close connections past the cap at once, and serve again when one ends',
     async (_case, maxConnections, reason) => {
-      harness = await startHarness({ store: () => storeOf(RULES) }, { maxConnections });
+      harness = await startHarness({ store: () => storeOf(SEEN_LABEL_RULE) }, { maxConnections });
       const h = harness;
       const idle = [await connected(h.server.port), await connected(h.server.port)];
       const third = tlsConnect({
@@ -267,14 +254,10 @@ describe('the connection caps', () => {
   );
 });
 
-/** A TLS connection that finished its handshake and sends nothing. */
+/** A TLS connection that finished its handshake and sends nothing; closed after the test. */
 async function connected(port: number): Promise<TLSSocket> {
-  const socket = tlsConnect({ host: '127.0.0.1', port, ca: testTls().ca, servername: 'localhost' });
+  const socket = await tlsSocket(port);
   sockets.push(socket);
   socket.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', reject);
-  });
   return socket;
 }

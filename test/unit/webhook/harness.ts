@@ -1,4 +1,5 @@
 import { request } from 'node:https';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { loadModRules } from '../../../src/engine/load-rules.js';
 import { RuleStore } from '../../../src/engine/store.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from '../../../src/engine/json.js';
@@ -34,6 +35,32 @@ export function testTls(): TestTls {
     cached = { ca: ca.certPem, tls: { cert: leaf.certPem, key: leaf.keyPem } };
   }
   return cached;
+}
+
+/** A rule of namespace `team` that labels every ConfigMap `seen: yes`. */
+export const SEEN_LABEL_RULE = `
+apiVersion: api.kubemod.io/v1beta1
+kind: ModRule
+metadata: { name: label, namespace: team }
+spec:
+  type: Patch
+  match:
+    - select: '$.kind'
+      matchValue: ConfigMap
+  patch:
+    - op: add
+      path: /metadata/labels/seen
+      value: '"yes"'
+`;
+
+/** A TLS connection to the test server that finished its handshake (and sends nothing yet). */
+export async function tlsSocket(port: number): Promise<TLSSocket> {
+  const socket = tlsConnect({ host: '127.0.0.1', port, ca: testTls().ca, servername: 'localhost' });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('secureConnect', resolve);
+    socket.once('error', reject);
+  });
+  return socket;
 }
 
 export function storeOf(yaml: string): RuleStore {

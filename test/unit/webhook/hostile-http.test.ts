@@ -1,5 +1,5 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { loadAll } from 'js-yaml';
@@ -12,8 +12,10 @@ import {
   responseOf,
   send,
   startHarness,
+  SEEN_LABEL_RULE,
   storeOf,
   testTls,
+  tlsSocket,
   type Harness,
   type HttpAnswer,
 } from './harness.js';
@@ -22,20 +24,7 @@ import {
 // bodies, slow clients, rule failures in the answers. Each case checks the answer, that it came
 // quickly, and that a normal admission request is answered promptly afterwards.
 
-const RULES = `
-apiVersion: api.kubemod.io/v1beta1
-kind: ModRule
-metadata: { name: label, namespace: team }
-spec:
-  type: Patch
-  match:
-    - select: '$.kind'
-      matchValue: ConfigMap
-  patch:
-    - op: add
-      path: /metadata/labels/seen
-      value: '"yes"'
-`;
+const RULES = SEEN_LABEL_RULE;
 
 const FAILING_RULE = `
 ---
@@ -346,15 +335,6 @@ function closedAfter(socket: Socket): Promise<number> {
       resolve(performance.now() - start);
     });
   });
-}
-
-async function tlsSocket(port: number): Promise<TLSSocket> {
-  const socket = tlsConnect({ host: '127.0.0.1', port, ca: testTls().ca, servername: 'localhost' });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('secureConnect', resolve);
-    socket.once('error', reject);
-  });
-  return socket;
 }
 
 /** Writes `text` one byte every `everyMs` until the socket closes; never finishes on its own. */
