@@ -1,5 +1,6 @@
 import { KubemodError } from '../errors/catalog.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../observability/logger.js';
+import { MAX_NICE } from '../webhook/thread-priority.js';
 
 /** An integer flag within [min, max]; `fallback` when absent. Throws INPUT_INVALID naming the flag. */
 export function integerFlag(
@@ -33,4 +34,24 @@ export function logLevelFlag(
     );
   }
   return level;
+}
+
+/** The helper threads' nice value unless --helper-thread-nice says otherwise (BENCHMARKS.md). */
+export const DEFAULT_HELPER_THREAD_NICE = 15;
+
+/** The usage lines of --helper-thread-nice (shared by `serve` and `operator`), flags padded to `width`. */
+export function helperThreadNiceUsage(width: number): string {
+  const pad = ' '.repeat(width + 2);
+  return [
+    `  ${'--helper-thread-nice <n>'.padEnd(width)}nice value (0-${String(MAX_NICE)}) of the helper threads (compiler,`,
+    `${pad}garbage collector, thread pool, dry-run worker): the thread that answers`,
+    `${pad}admission requests comes first on a busy core (default ${String(DEFAULT_HELPER_THREAD_NICE)};`,
+    `${pad}0 leaves them alone; Linux only)`,
+    '',
+  ].join('\n');
+}
+
+/** `--helper-thread-nice`: 0 … 19. */
+export function helperThreadNiceFlag(raw: string | undefined): number {
+  return integerFlag(raw, '--helper-thread-nice', DEFAULT_HELPER_THREAD_NICE, 0, MAX_NICE);
 }

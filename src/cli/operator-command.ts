@@ -9,6 +9,11 @@ import { startOperator, type RunningOperator } from '../controller/operator.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
 import { createLogger, type LogDestination, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
+import {
+  createHelperThreadPriority,
+  keepHelperThreadsLowered,
+  systemThreadPriorityIo,
+} from '../webhook/thread-priority.js';
 import type { CliIo } from './cli-io.js';
 import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
 
@@ -63,6 +68,11 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
   });
   let operator: RunningOperator;
   const lifetime = new AbortController();
+  const helperThreads = createHelperThreadPriority({
+    io: systemThreadPriorityIo(),
+    nice: config.helperThreadNice,
+    logger,
+  });
   try {
     const client = createKubeClient(loadConnection(config, io, logger));
     operator = await startOperator(config, {
@@ -71,12 +81,14 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
       metrics: createMetrics(),
       now: () => Date.now(),
       delay: sleepWithSignal,
+      helperThreads,
     });
   } catch (err) {
     const code = isKubemodError(err) ? ` [${err.code}]` : '';
     io.stderr(`kubemod-ts operator: cannot start${code}: ${describeError(err)}\n`);
     return 1;
   }
+  const stopLowering = keepHelperThreadsLowered(helperThreads);
   io.onStarted?.(operator);
   logger.info(
     { webhook: operator.webhookUrl, health: operator.healthUrl, namespace: config.namespace },
@@ -99,6 +111,7 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
     lifetime.signal.addEventListener('abort', finish, { once: true });
   });
   logger.info('shutting down');
+  stopLowering();
   await operator.stop();
   return 0;
 }

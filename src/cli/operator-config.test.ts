@@ -28,6 +28,7 @@ describe('parseOperatorArgs', () => {
       dryRun: false,
       auditIntervalMs: 0,
       applyExistingRate: 5,
+      helperThreadNice: 15,
     });
     const audited = parseOperatorArgs(
       ['--audit-interval-seconds', '600', '--apply-existing-rate', '0'],
@@ -39,6 +40,11 @@ describe('parseOperatorArgs', () => {
     });
     expect(() => parseOperatorArgs(['--apply-existing-rate', '-1'], {})).toThrow(
       /--apply-existing-rate/,
+    );
+    const niced = parseOperatorArgs(['--helper-thread-nice', '10'], {});
+    expect(niced.kind === 'config' && niced.config.helperThreadNice).toBe(10);
+    expect(() => parseOperatorArgs(['--helper-thread-nice=-1'], {})).toThrow(
+      /--helper-thread-nice must be an integer between 0 and 19/,
     );
     const withDryRun = parseOperatorArgs(['--enable-dryrun'], {});
     expect(withDryRun.kind === 'config' && withDryRun.config.dryRun).toBe(true);

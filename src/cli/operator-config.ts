@@ -2,7 +2,12 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
-import { integerFlag, logLevelFlag } from './flag-values.js';
+import {
+  helperThreadNiceFlag,
+  helperThreadNiceUsage,
+  integerFlag,
+  logLevelFlag,
+} from './flag-values.js';
 import { KubemodError } from '../errors/catalog.js';
 import { LOG_LEVELS } from '../observability/logger.js';
 import type { OperatorConfig } from '../controller/operator-settings.js';
@@ -51,7 +56,7 @@ Options:
                                  per-rule counts to ModRule status and metrics (default 0: off)
   --apply-existing-rate <n>      objects per second apply-to-existing jobs update (default 5;
                                  0 turns the api.kubemod.io/apply-to-existing annotation off)
-${workFlagsUsage(31)}  -h, --help                     show this help
+${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
 /** Parses `operator` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
@@ -86,6 +91,7 @@ export function parseOperatorArgs(
         'shutdown-grace-ms': { type: 'string' },
         'audit-interval-seconds': { type: 'string' },
         'apply-existing-rate': { type: 'string' },
+        'helper-thread-nice': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -169,6 +175,7 @@ export function parseOperatorArgs(
         0,
         1000,
       ),
+      helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
     },
   };
 }

@@ -17,6 +17,11 @@ import {
   type TlsMaterial,
 } from '../webhook/server.js';
 import { loadPlaygroundAssets, type PlaygroundAssets } from '../webhook/playground-assets.js';
+import {
+  createHelperThreadPriority,
+  keepHelperThreadsLowered,
+  systemThreadPriorityIo,
+} from '../webhook/thread-priority.js';
 import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
 
 export interface ServeIo {
@@ -56,8 +61,14 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     logger,
     debounceMs: config.debounceMs,
   });
+  const helperThreads = createHelperThreadPriority({
+    io: systemThreadPriorityIo(),
+    nice: config.helperThreadNice,
+    logger,
+  });
   let server: StartedWebhookServer;
   let stopCertWatch = (): void => undefined;
+  let stopLowering = (): void => undefined;
   let playground: PlaygroundAssets | undefined;
   try {
     const refs = config.refsPath === undefined ? NO_REFS : await loadStaticRefs(config.refsPath);
@@ -68,6 +79,8 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     tlsMaterial.catch(() => undefined); // reported below, by the await, unless loading fails first
     await source.start();
     const tls = await tlsMaterial;
+    // V8's helpers and libuv's pool (used by the key generation and file reads) exist by now.
+    stopLowering = keepHelperThreadsLowered(helperThreads);
     server = await startWebhookServer(
       {
         store: () => source.store(),
@@ -86,11 +99,13 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
           work: config.work,
         },
         ...(playground === undefined ? {} : { playground }),
+        helperThreads,
       },
       { host: config.host, port: config.port, tls, shutdownGraceMs: config.shutdownGraceMs },
     );
     if (config.certDir !== undefined) stopCertWatch = watchCertDir(config.certDir, server, logger);
   } catch (err) {
+    stopLowering();
     source.close();
     logger.fatal({ err }, 'cannot start');
     io.stderr.write(`kubemod-ts serve: ${describeError(err)}\n`);
@@ -100,6 +115,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   io.onListening?.(server);
   const signalName = await stopRequested(io.signal);
   logger.info({ signal: signalName }, 'shutting down');
+  stopLowering();
   stopCertWatch();
   source.close();
   await server.close();

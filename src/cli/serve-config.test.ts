@@ -22,6 +22,7 @@ describe('parseServeArgs', () => {
         debounceMs: 200,
         shutdownGraceMs: 10000,
         ui: true,
+        helperThreadNice: 15,
       },
     });
     const args = parseServeArgs(
@@ -39,6 +40,8 @@ describe('parseServeArgs', () => {
         '5000',
         '--request-time-ms',
         '100',
+        '--helper-thread-nice',
+        '0',
       ],
       { KUBEMOD_LOG_LEVEL: 'debug' },
     );
@@ -49,11 +52,15 @@ describe('parseServeArgs', () => {
       templateMaxOutputBytes: 500,
       logLevel: 'debug',
       work: { ...DEFAULT_WORK_LIMITS, ruleUnits: 5000, requestMillis: 100 },
+      helperThreadNice: 0,
     });
   });
 
   it('refuses bad flags with the flag name', () => {
     expect(() => parseServeArgs([], {})).toThrow('--rules <dir> is required');
+    expect(() => parseServeArgs(['--rules', 'r', '--helper-thread-nice', '20'], {})).toThrow(
+      '--helper-thread-nice must be an integer between 0 and 19, got "20"',
+    );
     expect(() => parseServeArgs(['--rules', 'r', '--port', '70000'], {})).toThrow(
       '--port must be an integer between 0 and 65535, got "70000"',
     );

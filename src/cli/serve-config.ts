@@ -1,6 +1,11 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
-import { integerFlag, logLevelFlag } from './flag-values.js';
+import {
+  helperThreadNiceFlag,
+  helperThreadNiceUsage,
+  integerFlag,
+  logLevelFlag,
+} from './flag-values.js';
 import { KubemodError } from '../errors/catalog.js';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
@@ -27,6 +32,8 @@ export interface ServeConfig {
   readonly shutdownGraceMs: number;
   /** Serve the playground page at `/` (off with --no-ui). */
   readonly ui: boolean;
+  /** Nice value of the helper threads (--helper-thread-nice; 0 leaves them alone). */
+  readonly helperThreadNice: number;
 }
 
 export type ServeArgs =
@@ -52,7 +59,7 @@ Options:
 ${workFlagsUsage(27)}  --debounce-ms <ms>         quiet period before reloading changed rules (default 200)
   --shutdown-grace-ms <ms>   time in-flight requests get on SIGTERM/SIGINT (default 10000)
   --no-ui                    do not serve the playground page
-  -h, --help                 show this help
+${helperThreadNiceUsage(27)}  -h, --help                 show this help
 `;
 
 /** Parses `serve` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
@@ -81,6 +88,7 @@ export function parseServeArgs(
         'debounce-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
         'no-ui': { type: 'boolean' },
+        'helper-thread-nice': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -131,6 +139,7 @@ export function parseServeArgs(
         600_000,
       ),
       ui: values['no-ui'] !== true,
+      helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
     },
   };
 }

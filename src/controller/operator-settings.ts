@@ -43,6 +43,8 @@ export interface OperatorConfig {
   readonly auditIntervalMs: number;
   /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
   readonly applyExistingRate: number;
+  /** Nice value of the helper threads (--helper-thread-nice; 0 leaves them alone). */
+  readonly helperThreadNice: number;
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

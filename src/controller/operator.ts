@@ -16,6 +16,7 @@ import {
 } from '../tls/cert-manager.js';
 import { WebhookCaInjector } from '../tls/webhook-ca-injector.js';
 import { startWebhookServer, type StartedWebhookServer } from '../webhook/server.js';
+import type { HelperThreadPriority } from '../webhook/thread-priority.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import {
   collectionListWatch,
@@ -40,6 +41,8 @@ export interface OperatorRuntime {
   /** Wall clock, ms since epoch. */
   readonly now: () => number;
   readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Lowers the helper threads again when the webhook starts one (the dry-run worker). */
+  readonly helperThreads?: HelperThreadPriority;
 }
 
 export interface RunningOperator {
@@ -238,6 +241,7 @@ export async function startOperator(
         },
         clusterNamespace: config.clusterNamespace,
         dryRun: config.dryRun,
+        ...(rt.helperThreads === undefined ? {} : { helperThreads: rt.helperThreads }),
       },
       {
         host: config.host,

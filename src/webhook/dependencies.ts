@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DryRunRunnerFactory } from './dryrun-runner.js';
 import type { PlaygroundAssets } from './playground-assets.js';
+import type { HelperThreadPriority } from './thread-priority.js';
 
 /** In-memory manifests for `syntheticRefs` (filled from informers by the operator, files or nothing standalone). */
 export interface SyntheticRefLookups {
@@ -149,6 +150,8 @@ export interface WebhookDependencies {
    * started on the first dry run). Tests may run dry runs in process (inProcessDryRunRunner).
    */
   readonly dryRunRunner?: DryRunRunnerFactory;
+  /** Lowered again right after the dry-run worker thread starts (thread-priority.ts). */
+  readonly helperThreads?: HelperThreadPriority;
   /**
    * The playground page's files, served at `/` (GET/HEAD) when set: `kubemod-ts serve` only. The
    * operator never sets it, so its webhook port answers nothing but the webhooks (and the dryrun

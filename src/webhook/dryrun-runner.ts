@@ -3,6 +3,7 @@ import type { SyntheticRefLookups, WebhookLimits } from './dependencies.js';
 import type { DryRunDependencies, DryRunOptions } from './dryrun-handler.js';
 import { runDryRunJob, type DryRunJobResult } from './dryrun-job.js';
 import { lookupSyntheticRefs } from './synthetic-refs.js';
+import type { HelperThreadPriority } from './thread-priority.js';
 
 /** Runs `PUT /v1/dryrun` requests somewhere (a worker thread, or in process for tests). */
 export interface DryRunRunner {
@@ -21,6 +22,8 @@ export interface DryRunRunnerDependencies extends DryRunDependencies {
   readonly refs: SyntheticRefLookups;
   readonly logger: Logger;
   readonly limits: Pick<WebhookLimits, 'template' | 'work' | 'dryRun'>;
+  /** Lowered again right after a worker thread starts, so that it never competes at full priority. */
+  readonly helperThreads?: HelperThreadPriority;
 }
 
 export type DryRunRunnerFactory = (deps: DryRunRunnerDependencies) => DryRunRunner;

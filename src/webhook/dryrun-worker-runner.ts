@@ -144,6 +144,8 @@ export const createWorkerDryRunRunner = (
       stdout: false,
       stderr: false,
     });
+    // The thread exists once the constructor returns: lowered before it loads its modules.
+    deps.helperThreads?.lower();
     // An idle worker never keeps the process alive; the HTTP server does while one is busy.
     worker.unref();
     live.add(worker);

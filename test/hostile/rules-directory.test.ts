@@ -216,13 +216,17 @@ describe('kubemod-ts serve with a hostile rules directory', () => {
       const controller = new AbortController();
       let exited: number | undefined;
       const listening = new Promise<StartedWebhookServer>((resolve, reject) => {
-        runServe(['--rules', dir, '--port', '0', '--host', '127.0.0.1'], {
-          stdout: { write: (t: string) => output.push(t) },
-          stderr: { write: (t: string) => output.push(t) },
-          env: {},
-          signal: controller.signal,
-          onListening: resolve,
-        }).then(
+        // In process: the test runner's own threads keep their priority (--helper-thread-nice 0).
+        runServe(
+          ['--rules', dir, '--port', '0', '--host', '127.0.0.1', '--helper-thread-nice', '0'],
+          {
+            stdout: { write: (t: string) => output.push(t) },
+            stderr: { write: (t: string) => output.push(t) },
+            env: {},
+            signal: controller.signal,
+            onListening: resolve,
+          },
+        ).then(
           (code) => {
             exited = code;
             reject(new Error(`serve exited with ${String(code)}: ${output.join('').slice(-2000)}`));

@@ -9,6 +9,8 @@ const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 export interface ServeProcess {
   /** `https://127.0.0.1:<port>` */
   readonly url: string;
+  /** The process id (its main thread's id on Linux). */
+  readonly pid: number;
   /** Everything the process wrote so far. */
   output(): string;
   /** SIGTERM, then resolves with the exit code. */
@@ -67,6 +69,7 @@ export async function startServe(extraArgs: readonly string[] = []): Promise<Ser
   });
   return {
     url,
+    pid: child.pid ?? -1,
     output: () => output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');

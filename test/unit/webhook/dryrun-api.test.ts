@@ -125,13 +125,26 @@ describe('kubemod-ts serve with samples/', () => {
     const output: string[] = [];
     const controller = new AbortController();
     const listening = new Promise<StartedWebhookServer>((resolve) => {
-      void runServe(['--rules', 'samples/modrules', '--port', '0', '--host', '127.0.0.1'], {
-        stdout: { write: (t: string) => output.push(t) },
-        stderr: { write: (t: string) => output.push(t) },
-        env: {},
-        signal: controller.signal,
-        onListening: resolve,
-      });
+      // In process: the test runner's own threads keep their priority (--helper-thread-nice 0).
+      void runServe(
+        [
+          '--rules',
+          'samples/modrules',
+          '--port',
+          '0',
+          '--host',
+          '127.0.0.1',
+          '--helper-thread-nice',
+          '0',
+        ],
+        {
+          stdout: { write: (t: string) => output.push(t) },
+          stderr: { write: (t: string) => output.push(t) },
+          env: {},
+          signal: controller.signal,
+          onListening: resolve,
+        },
+      );
     });
     const started = await listening;
     try {

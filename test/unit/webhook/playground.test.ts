@@ -167,7 +167,18 @@ describe('kubemod-ts serve and --no-ui', () => {
       const controller = new AbortController();
       const started = await new Promise<StartedWebhookServer>((resolve) => {
         void runServe(
-          ['--rules', 'samples/modrules', '--port', '0', '--host', '127.0.0.1', ...flags],
+          // In process: the test runner's own threads keep their priority.
+          [
+            '--rules',
+            'samples/modrules',
+            '--port',
+            '0',
+            '--host',
+            '127.0.0.1',
+            '--helper-thread-nice',
+            '0',
+            ...flags,
+          ],
           {
             stdout: { write: (t: string) => output.push(t) },
             stderr: { write: (t: string) => output.push(t) },
