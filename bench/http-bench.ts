@@ -72,6 +72,8 @@ async function withServer(
       'serve',
       ...['--rules', ruleSetDir(rules), '--host', '127.0.0.1', '--port', '0'],
       ...['--cluster-namespace', CLUSTER_NAMESPACE, '--log-level', LOG_LEVEL],
+      // Extra serve flags, e.g. BENCH_SERVE_ARGS='--helper-thread-nice 0' (comparisons only).
+      ...(process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
     ],
     SERVER_CPU,
     'inherit',

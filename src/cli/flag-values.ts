@@ -43,9 +43,9 @@ export const DEFAULT_HELPER_THREAD_NICE = 15;
 export function helperThreadNiceUsage(width: number): string {
   const pad = ' '.repeat(width + 2);
   return [
-    `  ${'--helper-thread-nice <n>'.padEnd(width)}nice value (0-${String(MAX_NICE)}) of the helper threads (compiler,`,
-    `${pad}garbage collector, thread pool, dry-run worker): the thread that answers`,
-    `${pad}admission requests comes first on a busy core (default ${String(DEFAULT_HELPER_THREAD_NICE)};`,
+    `  ${'--helper-thread-nice <n>'.padEnd(width)}nice value (0-${String(MAX_NICE)}) of the helper threads: compiler,`,
+    `${pad}garbage collector, thread pool, dry-run worker; the thread answering`,
+    `${pad}admission requests then comes first on a busy core (default ${String(DEFAULT_HELPER_THREAD_NICE)};`,
     `${pad}0 leaves them alone; Linux only)`,
     '',
   ].join('\n');
