@@ -12,7 +12,6 @@ import { createMetrics } from '../observability/metrics.js';
 import {
   createHelperThreadPriority,
   keepHelperThreadsLowered,
-  systemThreadPriorityIo,
 } from '../webhook/thread-priority.js';
 import type { CliIo } from './cli-io.js';
 import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
@@ -68,11 +67,7 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
   });
   let operator: RunningOperator;
   const lifetime = new AbortController();
-  const helperThreads = createHelperThreadPriority({
-    io: systemThreadPriorityIo(),
-    nice: config.helperThreadNice,
-    logger,
-  });
+  const helperThreads = createHelperThreadPriority({ nice: config.helperThreadNice, logger });
   try {
     const client = createKubeClient(loadConnection(config, io, logger));
     operator = await startOperator(config, {

@@ -20,7 +20,6 @@ import { loadPlaygroundAssets, type PlaygroundAssets } from '../webhook/playgrou
 import {
   createHelperThreadPriority,
   keepHelperThreadsLowered,
-  systemThreadPriorityIo,
 } from '../webhook/thread-priority.js';
 import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
 
@@ -61,11 +60,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     logger,
     debounceMs: config.debounceMs,
   });
-  const helperThreads = createHelperThreadPriority({
-    io: systemThreadPriorityIo(),
-    nice: config.helperThreadNice,
-    logger,
-  });
+  const helperThreads = createHelperThreadPriority({ nice: config.helperThreadNice, logger });
   let server: StartedWebhookServer;
   let stopCertWatch = (): void => undefined;
   let stopLowering = (): void => undefined;

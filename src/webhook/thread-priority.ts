@@ -68,7 +68,8 @@ export interface HelperThreadPriority {
 }
 
 export interface HelperThreadPriorityOptions {
-  readonly io: ThreadPriorityIo;
+  /** The system's calls (systemThreadPriorityIo) unless a test stands in. */
+  readonly io?: ThreadPriorityIo;
   /** The helpers' nice value, 1 … 19; 0 turns lowering off. Never below the main thread's. */
   readonly nice: number;
   readonly logger: Logger;
@@ -78,7 +79,7 @@ export interface HelperThreadPriorityOptions {
 export function createHelperThreadPriority(
   options: HelperThreadPriorityOptions,
 ): HelperThreadPriority {
-  const { io, logger } = options;
+  const { io = systemThreadPriorityIo(), logger } = options;
   const mainThread = options.nice > 0 ? io.currentThreadId() : undefined;
   if (mainThread === undefined) return { lower: (): void => undefined };
   // Raising a nice value needs no privilege; going below the process's own would.

@@ -2,10 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runServe } from '../../src/cli/serve-command.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { createDirectoryRuleSource, loadRuleDirectory } from '../../src/rules/directory-source.js';
-import type { StartedWebhookServer } from '../../src/webhook/server.js';
 import { CASE_TIMEOUT_MS, PROMPT_MS } from './support/bounds.js';
 import {
   aliasBombFlow,
@@ -17,6 +15,7 @@ import {
 } from './support/generators.js';
 import { sendRequest, type Target } from './support/http.js';
 import { measure } from './support/measure.js';
+import { runServeInProcess } from '../unit/webhook/serve-in-process.js';
 import {
   admissionAnswer,
   dryrunJson,
@@ -212,31 +211,8 @@ describe('kubemod-ts serve with a hostile rules directory', () => {
     'starts, serves the good rules, and answers hostile requests on every route',
     async () => {
       await writeAll({ ...HOSTILE_FILES, ...GOOD_FILES });
-      const output: string[] = [];
-      const controller = new AbortController();
-      let exited: number | undefined;
-      const listening = new Promise<StartedWebhookServer>((resolve, reject) => {
-        // In process: the test runner's own threads keep their priority (--helper-thread-nice 0).
-        runServe(
-          ['--rules', dir, '--port', '0', '--host', '127.0.0.1', '--helper-thread-nice', '0'],
-          {
-            stdout: { write: (t: string) => output.push(t) },
-            stderr: { write: (t: string) => output.push(t) },
-            env: {},
-            signal: controller.signal,
-            onListening: resolve,
-          },
-        ).then(
-          (code) => {
-            exited = code;
-            reject(new Error(`serve exited with ${String(code)}: ${output.join('').slice(-2000)}`));
-          },
-          (err: unknown) => {
-            reject(err instanceof Error ? err : new Error(String(err)));
-          },
-        );
-      });
-      const started = await listening;
+      const serve = await runServeInProcess(dir);
+      const started = serve.server;
       const target: Target = { port: started.port, ca: undefined };
       try {
         const object = manifestJson('{}');
@@ -270,10 +246,10 @@ describe('kubemod-ts serve with a hostile rules directory', () => {
         const again = await sendRequest(target, 'POST', PATHS.dragnet, reviewJson(object));
         expect(again.status).toBe(200);
         expect(performance.now() - t0).toBeLessThan(PROMPT_MS);
-        expect(exited).toBeUndefined();
-        expect(output.join('')).toContain('chain.yaml');
+        expect(serve.exitCode()).toBeUndefined();
+        expect(serve.output()).toContain('chain.yaml');
       } finally {
-        controller.abort();
+        serve.stop();
       }
     },
     CASE_TIMEOUT_MS,

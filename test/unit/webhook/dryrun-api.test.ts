@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runServe } from '../../../src/cli/serve-command.js';
 import type { JsonObject } from '../../../src/engine/json.js';
-import type { StartedWebhookServer } from '../../../src/webhook/server.js';
 import { send, startHarness, testTls, type Harness } from './harness.js';
+import { runServeInProcess } from './serve-in-process.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -122,31 +121,8 @@ describe('PUT /v1/dryrun', () => {
 
 describe('kubemod-ts serve with samples/', () => {
   it('serves samples/dryrun-request.json like `curl -k -X PUT …/v1/dryrun -d @samples/dryrun-request.json`', async () => {
-    const output: string[] = [];
-    const controller = new AbortController();
-    const listening = new Promise<StartedWebhookServer>((resolve) => {
-      // In process: the test runner's own threads keep their priority (--helper-thread-nice 0).
-      void runServe(
-        [
-          '--rules',
-          'samples/modrules',
-          '--port',
-          '0',
-          '--host',
-          '127.0.0.1',
-          '--helper-thread-nice',
-          '0',
-        ],
-        {
-          stdout: { write: (t: string) => output.push(t) },
-          stderr: { write: (t: string) => output.push(t) },
-          env: {},
-          signal: controller.signal,
-          onListening: resolve,
-        },
-      );
-    });
-    const started = await listening;
+    const serve = await runServeInProcess('samples/modrules');
+    const started = serve.server;
     try {
       const body = await readFile('samples/dryrun-request.json');
       // curl -d sends application/x-www-form-urlencoded; the API reads JSON whatever the type.
@@ -172,9 +148,9 @@ describe('kubemod-ts serve with samples/', () => {
       expect(result.diff).toContain('+    owner: storefront');
       expect(result.diff).toContain('+        samples.kubemod.io/deployment: default/web');
       expect(result.diff).toContain('+        runAsNonRoot: true');
-      expect(output.join('')).toContain('"msg":"ModRules loaded"');
+      expect(serve.output()).toContain('"msg":"ModRules loaded"');
     } finally {
-      controller.abort();
+      serve.stop();
     }
   });
 

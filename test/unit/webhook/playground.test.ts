@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../../src/cli/serve-config.js';
-import { runServe } from '../../../src/cli/serve-command.js';
 import {
   DEFAULT_PLAYGROUND_DIR,
   loadPlaygroundAssets,
 } from '../../../src/webhook/playground-assets.js';
 import { PLAYGROUND_CSP } from '../../../src/webhook/playground-route.js';
-import type { StartedWebhookServer } from '../../../src/webhook/server.js';
 import { send, startHarness, testTls, type Harness, type HttpAnswer } from './harness.js';
+import { runServeInProcess } from './serve-in-process.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -163,43 +162,20 @@ describe('kubemod-ts serve and --no-ui', () => {
       [[], 200],
       [['--no-ui'], 404],
     ] as const) {
-      const output: string[] = [];
-      const controller = new AbortController();
-      const started = await new Promise<StartedWebhookServer>((resolve) => {
-        void runServe(
-          // In process: the test runner's own threads keep their priority.
-          [
-            '--rules',
-            'samples/modrules',
-            '--port',
-            '0',
-            '--host',
-            '127.0.0.1',
-            '--helper-thread-nice',
-            '0',
-            ...flags,
-          ],
-          {
-            stdout: { write: (t: string) => output.push(t) },
-            stderr: { write: (t: string) => output.push(t) },
-            env: {},
-            signal: controller.signal,
-            onListening: resolve,
-          },
-        );
-      });
+      const serve = await runServeInProcess('samples/modrules', flags);
+      const started = serve.server;
       try {
         const answer = await getInsecure(started.port, '/');
         expect(answer.status, flags.join(' ')).toBe(status);
         if (status === 200) {
           expect(answer.headers['content-security-policy']).toBe(PLAYGROUND_CSP);
           expect(answer.text).toContain('<title>kubemod-ts playground</title>');
-          expect(output.join('')).toContain('"msg":"playground page served"');
+          expect(serve.output()).toContain('"msg":"playground page served"');
         } else {
-          expect(output.join('')).not.toContain('playground page served');
+          expect(serve.output()).not.toContain('playground page served');
         }
       } finally {
-        controller.abort();
+        serve.stop();
       }
     }
   }, 60_000);
