@@ -1,4 +1,5 @@
-import { dump } from 'js-yaml';
+import { safeJson, safeYaml } from '../cli/machine-text.js';
+import { terminalLines, terminalText as t } from '../cli/terminal-text.js';
 import type { AuditFinding, AuditRunResult, AuditRuleFailure } from './audit-run.js';
 import type { Unreadable } from './scan.js';
 
@@ -77,11 +78,11 @@ export function exitCodeOf(report: AuditReport): number {
 }
 
 export function renderJson(report: AuditReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${safeJson(report)}\n`;
 }
 
 export function renderYaml(report: AuditReport): string {
-  return dump(JSON.parse(JSON.stringify(report)), { lineWidth: -1, noRefs: true });
+  return safeYaml(JSON.parse(JSON.stringify(report)));
 }
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -103,12 +104,14 @@ function table(rows: readonly (readonly string[])[]): string {
 function where(entry: { namespace: string | undefined }): string {
   return entry.namespace === undefined
     ? 'all namespaces / cluster'
-    : `namespace ${entry.namespace}`;
+    : `namespace ${t(entry.namespace)}`;
 }
 
 /**
  * The human-readable report: a table of the non-conforming objects, each diff or rejection, per-rule
- * counts, what could not be read, and a one-line summary.
+ * counts, what could not be read, and a one-line summary. Every text taken from the cluster (names,
+ * messages, diffs, reasons) goes through terminalText/terminalLines: an annotation holding escape
+ * sequences or a `\r` must not act on the admin's terminal, nor a line break forge a line.
  */
 export function renderTable(report: AuditReport): string {
   const out: string[] = [];
@@ -117,23 +120,23 @@ export function renderTable(report: AuditReport): string {
       table([
         ['NAMESPACE', 'KIND', 'NAME', 'ACTION', 'RULES'],
         ...report.objects.map((f) => [
-          f.namespace ?? '',
-          f.kind,
-          f.name,
+          t(f.namespace ?? ''),
+          t(f.kind),
+          t(f.name),
           f.action,
-          f.rules.join(','),
+          t(f.rules.join(',')),
         ]),
       ]),
       '',
     );
     for (const f of report.objects) {
-      const id = `${f.kind} ${f.namespace === undefined ? '' : `${f.namespace}/`}${f.name}`;
+      const id = t(`${f.kind} ${f.namespace === undefined ? '' : `${f.namespace}/`}${f.name}`);
       if (f.action === 'reject') {
-        out.push(`# ${id} would be rejected: ${f.rejections.join(',')}`);
+        out.push(`# ${id} would be rejected: ${t(f.rejections.join(','))}`);
       } else {
-        out.push(`# ${id} would be patched by ${f.rules.join(', ')}`);
+        out.push(`# ${id} would be patched by ${t(f.rules.join(', '))}`);
       }
-      if (f.diff !== '') out.push(f.diff.trimEnd());
+      if (f.diff !== '') out.push(terminalLines(f.diff.trimEnd()));
       out.push('');
     }
   }
@@ -142,7 +145,7 @@ export function renderTable(report: AuditReport): string {
       table([
         ['RULE', 'NON-CONFORMING', 'PATCH', 'REJECT', 'FAILURES'],
         ...report.rules.map((r) => [
-          r.rule,
+          t(r.rule),
           String(r.nonConforming),
           String(r.patch),
           String(r.reject),
@@ -153,15 +156,15 @@ export function renderTable(report: AuditReport): string {
     );
   }
   for (const f of report.failures.slice(0, 20))
-    out.push(`warning: ModRule ${f.rule} failed on ${f.object}: ${f.field}: ${f.message}`);
+    out.push(t(`warning: ModRule ${f.rule} failed on ${f.object}: ${f.field}: ${f.message}`));
   if (report.failures.length > 20)
     out.push(
       `warning: … and ${String(report.failures.length - 20)} more rule failures (-o json lists them)`,
     );
-  for (const e of report.errors) out.push(`error: ${e.object} not evaluated: ${e.reason}`);
+  for (const e of report.errors) out.push(t(`error: ${e.object} not evaluated: ${e.reason}`));
   for (const u of report.unreadable)
-    out.push(`not audited: ${u.resource} (${where(u)}): ${u.reason}`);
-  for (const note of report.notes) out.push(`note: ${note}`);
+    out.push(`not audited: ${t(u.resource)} (${where(u)}): ${t(u.reason)}`);
+  for (const note of report.notes) out.push(t(`note: ${note}`));
   const s = report.summary;
   out.push(
     `${String(s.audited)} object(s) audited, ${String(s.nonConforming)} non-conforming ` +

@@ -29,6 +29,7 @@ import type { Unreadable } from '../audit/scan.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js';
 import { expandRuleFiles, readText } from './read-inputs.js';
+import { terminalLines, terminalText } from './terminal-text.js';
 
 export interface AuditIo extends CliIo {
   /** The Kubernetes API (tests); by default built from the kubeconfig. */
@@ -80,14 +81,16 @@ export async function runAudit(argv: readonly string[], io: AuditIo): Promise<nu
     }
     config = parsed;
   } catch (err) {
-    io.stderr(`kubemod-ts audit: ${describeError(err)}\nRun kubemod-ts audit --help for usage.\n`);
+    io.stderr(
+      `kubemod-ts audit: ${terminalLines(describeError(err))}\nRun kubemod-ts audit --help for usage.\n`,
+    );
     return EXIT_ERROR;
   }
   try {
     return await audit(config, io);
   } catch (err) {
     const code = isKubemodError(err) ? ` [${err.code}]` : '';
-    io.stderr(`kubemod-ts audit: ${firstLine(describeError(err))}${code}\n`);
+    io.stderr(`kubemod-ts audit: ${terminalText(firstLine(describeError(err)))}${code}\n`);
     return EXIT_ERROR;
   }
 }

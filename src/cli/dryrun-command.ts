@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { dump } from 'js-yaml';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
 import { evaluate, type EvaluationRequest } from '../engine/evaluate.js';
 import { explainEvaluation, renderExplainTree } from '../engine/explain/index.js';
@@ -13,6 +12,8 @@ import {
   readRuleSources,
   requestNamespace,
 } from './read-inputs.js';
+import { safeJson, safeYaml } from './machine-text.js';
+import { terminalLines, terminalText } from './terminal-text.js';
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>
                          [--namespace <ns>] [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
@@ -101,7 +102,9 @@ export function runDryrun(argv: readonly string[], io: CliIo): number {
     options = parseOptions(argv);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr(`kubemod-ts dryrun: ${message}\n${err instanceof CliError ? '' : DRYRUN_USAGE}`);
+    io.stderr(
+      `kubemod-ts dryrun: ${terminalText(message)}\n${err instanceof CliError ? '' : DRYRUN_USAGE}`,
+    );
     return err instanceof CliError ? err.exitCode : 2;
   }
   if (options === 'help') {
@@ -112,7 +115,7 @@ export function runDryrun(argv: readonly string[], io: CliIo): number {
     return dryrun(options, io);
   } catch (err) {
     // Whatever fails (an input too large or too deep to evaluate or print), one line, never a trace.
-    io.stderr(`kubemod-ts dryrun: ${oneLine(describeError(err))}\n`);
+    io.stderr(`kubemod-ts dryrun: ${terminalText(oneLine(describeError(err)))}\n`);
     return err instanceof CliError ? err.exitCode : 1;
   }
 }
@@ -136,9 +139,8 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const explained = options.explain ? explainEvaluation(store, request) : undefined;
   const result = explained?.result ?? evaluate(store, request);
   for (const failure of result.failures) {
-    io.stderr(
-      `warning: ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}\n`,
-    );
+    const text = `ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}`;
+    io.stderr(`warning: ${terminalText(text)}\n`);
   }
   const diffName = typeof resource.kind === 'string' ? resource.kind : 'object';
   switch (options.output) {
@@ -158,7 +160,7 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
         failures,
         ...(explained === undefined ? {} : { explain: explained.explanation }),
       };
-      io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
+      io.stdout(`${safeJson(answer)}\n`);
       break;
     }
     case 'diff':
@@ -168,15 +170,15 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
           renderExplainTree(explained.explanation, { color: wantsColor(options.color, io) }),
         );
       } else if (options.output === 'diff') {
-        io.stdout(dryRunDiff(resource, result.patched, { name: diffName }));
+        io.stdout(terminalLines(dryRunDiff(resource, result.patched, { name: diffName })));
       } else {
-        io.stdout(dump(result.patched, { lineWidth: -1, noRefs: true }));
+        io.stdout(safeYaml(result.patched));
       }
       break;
   }
   if (result.rejections.length > 0) {
     io.stderr(
-      `rejected: operation rejected by the following ModRule(s): ${result.rejections.join(',')}\n`,
+      `rejected: operation rejected by the following ModRule(s): ${terminalText(result.rejections.join(','))}\n`,
     );
   }
   return 0;

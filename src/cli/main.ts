@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { processIo, type CliIo } from './cli-io.js';
+import { terminalText } from './terminal-text.js';
 
 const USAGE = `Usage: kubemod-ts <command> [options]
 
@@ -54,19 +55,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stdout(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      io.stderr(`kubemod-ts: unknown command ${JSON.stringify(command)}\n${USAGE}`);
+      io.stderr(`kubemod-ts: unknown command ${terminalText(JSON.stringify(command))}\n${USAGE}`);
       return 2;
   }
 }
 
 /**
  * The one line printed for an error no command handled: its message, never a stack trace (a
- * user's input should not be answered with the program's internals).
+ * user's input should not be answered with the program's internals), its controls escaped.
  */
 export function lastResortMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const line = message.split('\n', 1)[0] ?? '';
-  return line === '' ? 'unexpected error' : line;
+  return line === '' ? 'unexpected error' : terminalText(line);
 }
 
 function invokedDirectly(): boolean {

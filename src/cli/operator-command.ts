@@ -15,6 +15,7 @@ import {
 } from '../webhook/thread-priority.js';
 import type { CliIo } from './cli-io.js';
 import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
+import { terminalLines } from './terminal-text.js';
 
 export interface OperatorIo extends CliIo {
   /** Stops the operator like SIGTERM does (tests). When absent, SIGTERM/SIGINT are handled. */
@@ -52,7 +53,7 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
   try {
     parsed = parseOperatorArgs(argv, io.env);
   } catch (err) {
-    io.stderr(`kubemod-ts operator: ${describeError(err)}\n`);
+    io.stderr(`kubemod-ts operator: ${terminalLines(describeError(err))}\n`);
     return 2;
   }
   if (parsed.kind === 'help') {
@@ -80,7 +81,7 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
     });
   } catch (err) {
     const code = isKubemodError(err) ? ` [${err.code}]` : '';
-    io.stderr(`kubemod-ts operator: cannot start${code}: ${describeError(err)}\n`);
+    io.stderr(`kubemod-ts operator: cannot start${code}: ${terminalLines(describeError(err))}\n`);
     return 1;
   }
   const stopLowering = keepHelperThreadsLowered(helperThreads);

@@ -22,6 +22,7 @@ import {
   keepHelperThreadsLowered,
 } from '../webhook/thread-priority.js';
 import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
+import { terminalLines } from './terminal-text.js';
 
 export interface ServeIo {
   readonly stdout: { write(text: string): unknown };
@@ -48,7 +49,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     config = args.config;
   } catch (err) {
     io.stderr.write(
-      `kubemod-ts serve: ${describeError(err)}\n${isKubemodError(err) ? 'Run kubemod-ts serve --help for usage.\n' : ''}`,
+      `kubemod-ts serve: ${terminalLines(describeError(err))}\n${isKubemodError(err) ? 'Run kubemod-ts serve --help for usage.\n' : ''}`,
     );
     return 2;
   }
@@ -103,7 +104,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     stopLowering();
     source.close();
     logger.fatal({ err }, 'cannot start');
-    io.stderr.write(`kubemod-ts serve: ${describeError(err)}\n`);
+    io.stderr.write(`kubemod-ts serve: ${terminalLines(describeError(err))}\n`);
     return 1;
   }
   if (playground !== undefined) logger.info({ url: `${server.url}/` }, 'playground page served');

@@ -5,6 +5,7 @@ import { CliError, type CliIo } from './cli-io.js';
 import { discoverTestFiles } from './rule-tests/discover-test-files.js';
 import { loadTestFile } from './rule-tests/load-test-file.js';
 import { fileText } from './rule-tests/report-text.js';
+import { terminalLines, terminalText } from './terminal-text.js';
 import { jsonReport } from './rule-tests/report-json.js';
 import { junitReport } from './rule-tests/report-junit.js';
 import { runTestFile, type FileResult } from './rule-tests/run-test-file.js';
@@ -99,7 +100,7 @@ export function runTest(
     }
     files = discoverTestFiles(options.paths);
   } catch (err) {
-    io.stderr(`kubemod-ts test: ${describeError(err)}\n`);
+    io.stderr(`kubemod-ts test: ${terminalLines(describeError(err))}\n`);
     if (!(err instanceof CliError)) io.stderr(TEST_USAGE);
     return 2;
   }
@@ -107,10 +108,10 @@ export function runTest(
   for (const file of files) {
     const load = loadTestFile(file);
     if (!load.ok) {
-      for (const line of load.errors) io.stderr(`${line}\n`);
+      for (const line of load.errors) io.stderr(`${terminalLines(line)}\n`);
       results.push({ file, errors: load.errors, cases: [], durationMs: 0 });
       if (options.output === 'text')
-        io.stdout(`${file}\n  INVALID  not run (its errors are on stderr)\n`);
+        io.stdout(`${terminalText(file)}\n  INVALID  not run (its errors are on stderr)\n`);
       continue;
     }
     const result = runTestFile(load.test, { work: options.work, now });

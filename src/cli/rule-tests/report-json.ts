@@ -1,3 +1,4 @@
+import { safeJson } from '../machine-text.js';
 import type { CaseStatus, FileResult } from './run-test-file.js';
 import type { TestSummary } from './test-summary.js';
 
@@ -43,5 +44,5 @@ export function jsonReport(results: readonly FileResult[], summary: TestSummary)
       })),
     })),
   };
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${safeJson(report)}\n`;
 }

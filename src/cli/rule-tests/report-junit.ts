@@ -69,6 +69,12 @@ function seconds(ms: number): string {
  */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+/**
+ * Characters XML holds but a terminal showing the report would act on: DEL, C1 controls, line
+ * separators and bidi controls. Written as character references, which read the same to a parser.
+ */
+const TERMINAL_CONTROLS = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
 /** Element text. */
 function text(value: string): string {
   return value
@@ -76,7 +82,8 @@ function text(value: string): string {
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/\r/g, '&#13;');
+    .replace(/\r/g, '&#13;')
+    .replace(TERMINAL_CONTROLS, (c) => `&#x${c.charCodeAt(0).toString(16).toUpperCase()};`);
 }
 
 /** A double-quoted attribute value (line breaks and tabs kept as character references). */

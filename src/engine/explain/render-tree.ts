@@ -1,3 +1,4 @@
+import { terminalText } from '../../cli/terminal-text.js';
 import type { ExplainStatus } from './schema.js';
 
 /** The members of a node a generic renderer needs (every explain node has them). */
@@ -68,7 +69,9 @@ export function renderExplainTree(root: TreeNode, style: TreeStyle): string {
 
 function line(node: TreeNode, style: TreeStyle): string {
   const glyph = GLYPHS[node.status];
-  const text = glyph === '' ? node.label : `${glyph} ${node.label}`;
+  // Labels quote rule and object text; whatever controls they hold must not act on the terminal.
+  const label = terminalText(node.label);
+  const text = glyph === '' ? label : `${glyph} ${label}`;
   const color = COLORS[node.status];
   return style.color && color !== '' ? `\u001b[${color}m${text}\u001b[0m` : text;
 }
