@@ -202,7 +202,7 @@ async function main(): Promise<void> {
       ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
       'dist/src/cli/main.js',
       'serve',
-      ...['--rules', dir, '--host', '127.0.0.1', '--port', '0'],
+      ...['--rules', dir, '--host', '127.0.0.1', '--port', '0', '--health-port', '0'],
       ...['--cluster-namespace', CLUSTER_NAMESPACE, '--log-level', LOG_LEVEL],
       // Extra serve flags, e.g. BENCH_SERVE_ARGS='--helper-thread-nice 0' (comparisons only).
       ...(process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
@@ -226,10 +226,11 @@ async function main(): Promise<void> {
   let stopped: string;
   try {
     const port = await log.port;
+    const healthPort = await log.healthPort;
     readyMs = performance.now() - t0;
     await normalLoad(generator, port, 3000, 'closed'); // warm-up, not reported
     idleRssMb = rssMb(server.pid);
-    let previous = await lagHistogram(port);
+    let previous = await lagHistogram(healthPort);
     metricsBytes = { ...(previous.bytes === undefined ? {} : { before: previous.bytes }) };
 
     const phase = async (
@@ -256,7 +257,7 @@ async function main(): Promise<void> {
       // Work the hostile input left queued must not spill into the next phase.
       const quietAfterMs = alive(server) ? await waitResponsive(port, RECOVERY_MS, 150) : undefined;
       const peakRssMb = sampler.stop();
-      const scraped = await lagHistogram(port);
+      const scraped = await lagHistogram(healthPort);
       if (scraped.bytes !== undefined) metricsBytes = { ...metricsBytes, after: scraped.bytes };
       const lag = scraped.lag === undefined ? undefined : histogramDelta(previous.lag, scraped.lag);
       if (scraped.lag !== undefined) previous = scraped;

@@ -16,6 +16,11 @@ export interface LogEvent {
 export interface ServerLog {
   /** Resolves with the port of "webhook server listening"; rejects if the server exits first. */
   readonly port: Promise<number>;
+  /**
+   * Resolves with the port of "health server listening" (serve --health-port, where /metrics
+   * is); rejects if the server exits first.
+   */
+  readonly healthPort: Promise<number>;
   /** Load, invalid-file and error/fatal lines so far. */
   readonly events: LogEvent[];
 }
@@ -38,6 +43,14 @@ interface Entry {
 
 export function watchServerLog(child: ChildProcess): ServerLog {
   const events: LogEvent[] = [];
+  let healthListening = false;
+  let healthListens: (port: number) => void = () => undefined;
+  let healthFails: (err: Error) => void = () => undefined;
+  const healthPort = new Promise<number>((resolve, reject) => {
+    healthListens = resolve;
+    healthFails = reject;
+  });
+  healthPort.catch(() => undefined); // a bench that does not wait for it must not crash on exit
   const port = new Promise<number>((resolve, reject) => {
     if (child.stdout === null) {
       reject(new Error('server has no stdout'));
@@ -54,7 +67,8 @@ export function watchServerLog(child: ChildProcess): ServerLog {
         line.includes('"level":50') ||
         line.includes('"level":60') ||
         line.includes('ModRules loaded') ||
-        (!listening && line.includes('webhook server listening'));
+        (!listening && line.includes('webhook server listening')) ||
+        (!healthListening && line.includes('health server listening'));
       if (!interesting) return;
       let entry: Entry;
       try {
@@ -66,6 +80,11 @@ export function watchServerLog(child: ChildProcess): ServerLog {
       if (msg === 'webhook server listening' && typeof entry.port === 'number') {
         listening = true;
         resolve(entry.port);
+        return;
+      }
+      if (msg === 'health server listening' && typeof entry.port === 'number') {
+        healthListening = true;
+        healthListens(entry.port);
         return;
       }
       const at = performance.now();
@@ -86,7 +105,11 @@ export function watchServerLog(child: ChildProcess): ServerLog {
     child.once('exit', (code, signal) => {
       if (!listening)
         reject(new Error(`server exited with ${String(code ?? signal)} before listening`));
+      if (!healthListening)
+        healthFails(
+          new Error(`server exited with ${String(code ?? signal)} before its health port listened`),
+        );
     });
   });
-  return { port, events };
+  return { port, healthPort, events };
 }

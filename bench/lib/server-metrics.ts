@@ -1,7 +1,9 @@
 /**
  * Reading `serve`'s /metrics in the HTTP benchmarks: its size, and the event-loop lag histogram
- * (`kubemod_event_loop_lag_seconds`) when the server has one.
+ * (`kubemod_event_loop_lag_seconds`) when the server has one. /metrics is on the plain-HTTP
+ * health port (serve --health-port), /healthz on both ports.
  */
+import { get as httpGet } from 'node:http';
 import { get } from 'node:https';
 
 export const LAG_METRIC = 'kubemod_event_loop_lag_seconds';
@@ -12,11 +14,15 @@ export interface MetricsScrape {
   readonly text: string;
 }
 
-/** GET `path` on loopback; undefined unless the server answers 200 within `timeoutMs`. */
+/**
+ * GET `path` on loopback over HTTPS (or plain HTTP when `secure` is false); undefined unless the
+ * server answers 200 within `timeoutMs`.
+ */
 export function httpsGet(
   port: number,
   path: string,
   timeoutMs: number,
+  secure = true,
 ): Promise<MetricsScrape | undefined> {
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -28,7 +34,7 @@ export function httpsGet(
       req.destroy();
       resolve(value);
     };
-    const req = get(
+    const req = (secure ? get : httpGet)(
       { host: '127.0.0.1', port, path, agent: false, rejectUnauthorized: false },
       (res) => {
         const chunks: Buffer[] = [];
@@ -55,9 +61,15 @@ export function httpsGet(
   });
 }
 
-/** GET /metrics; undefined when the server does not answer 200 within `timeoutMs`. */
-export function scrapeMetrics(port: number, timeoutMs: number): Promise<MetricsScrape | undefined> {
-  return httpsGet(port, '/metrics', timeoutMs);
+/**
+ * GET /metrics from the health port; undefined when the server does not answer 200 within
+ * `timeoutMs`.
+ */
+export function scrapeMetrics(
+  healthPort: number,
+  timeoutMs: number,
+): Promise<MetricsScrape | undefined> {
+  return httpsGet(healthPort, '/metrics', timeoutMs, false);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startHealthServer, type HealthServer } from '../controller/health-server.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
@@ -31,7 +32,7 @@ export interface ServeIo {
   /** Stops the server like SIGTERM does (tests, embedding). */
   readonly signal?: AbortSignal;
   /** Called once the server listens. */
-  readonly onListening?: (server: StartedWebhookServer) => void;
+  readonly onListening?: (server: StartedWebhookServer, health: HealthServer | undefined) => void;
 }
 
 /**
@@ -63,6 +64,9 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   });
   const helperThreads = createHelperThreadPriority({ nice: config.helperThreadNice, logger });
   let server: StartedWebhookServer;
+  let health: HealthServer | undefined;
+  // Set once the HTTPS server listens: closed again if a later start-up step fails.
+  let started: StartedWebhookServer | undefined;
   let stopCertWatch = (): void => undefined;
   let stopLowering = (): void => undefined;
   let playground: PlaygroundAssets | undefined;
@@ -99,22 +103,34 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       },
       { host: config.host, port: config.port, tls, shutdownGraceMs: config.shutdownGraceMs },
     );
+    started = server;
     if (config.certDir !== undefined) stopCertWatch = watchCertDir(config.certDir, server, logger);
+    if (config.healthPort !== undefined) {
+      health = await startHealthServer({
+        host: config.host,
+        port: config.healthPort,
+        ready: () => source.ready(),
+        metrics,
+      });
+      logger.info({ url: health.url, port: health.port }, 'health server listening');
+    }
   } catch (err) {
     stopLowering();
     source.close();
+    stopCertWatch();
+    await started?.close();
     logger.fatal({ err }, 'cannot start');
     io.stderr.write(`kubemod-ts serve: ${terminalLines(describeError(err))}\n`);
     return 1;
   }
   if (playground !== undefined) logger.info({ url: `${server.url}/` }, 'playground page served');
-  io.onListening?.(server);
+  io.onListening?.(server, health);
   const signalName = await stopRequested(io.signal);
   logger.info({ signal: signalName }, 'shutting down');
   stopLowering();
   stopCertWatch();
   source.close();
-  await server.close();
+  await Promise.all([server.close(), health?.close()]);
   return 0;
 }
 

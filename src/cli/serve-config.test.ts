@@ -11,6 +11,7 @@ describe('parseServeArgs', () => {
         rulesDir: 'r',
         host: '0.0.0.0',
         port: 8443,
+        healthPort: undefined,
         certDir: undefined,
         refsPath: undefined,
         clusterNamespace: 'kubemod-system',
@@ -42,11 +43,14 @@ describe('parseServeArgs', () => {
         '100',
         '--helper-thread-nice',
         '0',
+        '--health-port',
+        '9090',
       ],
       { KUBEMOD_LOG_LEVEL: 'debug' },
     );
     expect(args.kind === 'config' && args.config).toMatchObject({
       port: 0,
+      healthPort: 9090,
       certDir: 'c',
       bodyLimitBytes: 1024,
       templateMaxOutputBytes: 500,
@@ -63,6 +67,9 @@ describe('parseServeArgs', () => {
     );
     expect(() => parseServeArgs(['--rules', 'r', '--port', '70000'], {})).toThrow(
       '--port must be an integer between 0 and 65535, got "70000"',
+    );
+    expect(() => parseServeArgs(['--rules', 'r', '--health-port', '65536'], {})).toThrow(
+      '--health-port must be an integer between 0 and 65535, got "65536"',
     );
     expect(() => parseServeArgs(['--rules', 'r', '--log-level', 'loud'], {})).toThrow(
       /--log-level must be one of/,

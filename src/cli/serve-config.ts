@@ -17,6 +17,11 @@ export interface ServeConfig {
   readonly rulesDir: string;
   readonly host: string;
   readonly port: number;
+  /**
+   * Plain-HTTP port of /healthz, /readyz and /metrics (--health-port; 0 picks a free one), or
+   * none. Metrics are never served on the HTTPS port, which every webhook client can reach.
+   */
+  readonly healthPort: number | undefined;
   /** Directory holding tls.crt and tls.key; a self-signed certificate is generated when absent. */
   readonly certDir: string | undefined;
   /** YAML file or directory of Namespace and Node manifests used as syntheticRefs. */
@@ -49,6 +54,8 @@ Options:
   --rules <dir>              directory of ModRule YAML/JSON files (required; searched recursively)
   --port <n>                 HTTPS port (default 8443; 0 picks a free port)
   --host <addr>              address to listen on (default 0.0.0.0)
+  --health-port <n>          plain-HTTP port of /healthz, /readyz and /metrics (default: none, so
+                             no metrics; 0 picks a free port). /metrics is never on the HTTPS port
   --cert-dir <dir>           directory with tls.crt and tls.key (default: a generated self-signed certificate)
   --refs <file|dir>          Namespace and Node manifests to use as syntheticRefs
   --cluster-namespace <ns>   namespace of cluster-wide ModRules (default ${DEFAULT_CLUSTER_NAMESPACE})
@@ -76,6 +83,7 @@ export function parseServeArgs(
       options: {
         rules: { type: 'string' },
         port: { type: 'string' },
+        'health-port': { type: 'string' },
         host: { type: 'string' },
         'cert-dir': { type: 'string' },
         refs: { type: 'string' },
@@ -107,6 +115,10 @@ export function parseServeArgs(
       rulesDir,
       host: values.host ?? '0.0.0.0',
       port: integerFlag(values.port, '--port', 8443, 0, 65535),
+      healthPort:
+        values['health-port'] === undefined
+          ? undefined
+          : integerFlag(values['health-port'], '--health-port', 0, 0, 65535),
       certDir: values['cert-dir'],
       refsPath: values.refs,
       clusterNamespace: values['cluster-namespace'] ?? DEFAULT_CLUSTER_NAMESPACE,

@@ -9,7 +9,10 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** Plain-HTTP /healthz, /readyz and /metrics for kubelet probes and Prometheus. */
+/**
+ * Plain-HTTP /healthz, /readyz and /metrics for kubelet probes and Prometheus: the only listener
+ * that serves /metrics (the webhook port, open to any client of the Service, does not).
+ */
 export async function startHealthServer(options: {
   host: string;
   port: number;

@@ -220,10 +220,6 @@ function buildApp(deps: WebhookDependencies): AppState {
       .type('text/plain')
       .send(ready ? 'ok' : 'not ready');
   });
-  app.get('/metrics', async (_req, res) => {
-    const text = await deps.metrics.render();
-    res.type(deps.metrics.contentType).send(text);
-  });
   if (deps.playground !== undefined) app.use(playgroundHandler(deps.playground));
   app.use((req: Request, res: Response) => {
     sendError(res, 404, `no route for ${req.method} ${req.path}`, 'KM6003');

@@ -27,7 +27,7 @@ afterAll(async () => {
 const MARKER = 'hostileop';
 
 async function metricsPage(): Promise<string> {
-  const answer = await server.send('GET', PATHS.metrics);
+  const answer = await server.scrape();
   expect(answer.status).toBe(200);
   return answer.text;
 }

@@ -14,7 +14,6 @@ export const PATHS = {
   dragnet: '/dragnet-webhook',
   validate: '/validate-api-kubemod-io-v1beta1-modrule',
   dryrun: '/v1/dryrun',
-  metrics: '/metrics',
 } as const;
 
 /** The namespace of the hostile objects and the tenant's rules. */
@@ -88,6 +87,8 @@ export interface HostileServer extends Target {
     body?: string | Buffer,
     headers?: Record<string, string>,
   ): Promise<Answer>;
+  /** GET /metrics from the health port (plain HTTP), where the operator serves it. */
+  scrape(): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -111,6 +112,7 @@ export async function startHostileServer(): Promise<HostileServer> {
       failures.length = 0;
     },
     send: (method, path, body, headers) => sendRequest(target, method, path, body, headers),
+    scrape: () => harness.scrape(),
     close: () => harness.close(),
   };
 }

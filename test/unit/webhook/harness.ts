@@ -3,6 +3,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { loadModRules } from '../../../src/engine/load-rules.js';
 import { RuleStore } from '../../../src/engine/store.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from '../../../src/engine/json.js';
+import { startHealthServer, type HealthServer } from '../../../src/controller/health-server.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../../src/observability/metrics.js';
 import { createCertificateAuthority, issueCertificate } from '../../../src/tls/certificates.js';
@@ -120,7 +121,25 @@ export interface Harness {
   /** Parsed JSON log lines. */
   readonly logs: JsonObject[];
   post(path: string, body: JsonValue | string): Promise<HttpAnswer>;
+  /**
+   * GET /metrics where the operator serves it: a plain-HTTP health server on the harness's
+   * registry (started on first use, closed with the harness), never the webhook's HTTPS port.
+   */
+  scrape(): Promise<HttpAnswer>;
   close(): Promise<void>;
+}
+
+/** GET `url` over plain HTTP. */
+export async function httpGet(url: string): Promise<HttpAnswer> {
+  const res = await fetch(url);
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    text,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see HttpAnswer.json
+    json: <T>() => JSON.parse(text) as T,
+  };
 }
 
 export async function startHarness(
@@ -156,13 +175,20 @@ export async function startHarness(
     shutdownGraceMs: 2000,
     ...serverOptions,
   });
+  let health: Promise<HealthServer> | undefined;
   return {
     server,
     metrics,
     logs,
     post: (path, body) =>
       send(server.port, ca, 'POST', path, typeof body === 'string' ? body : JSON.stringify(body)),
-    close: () => server.close(),
+    scrape: async () => {
+      health ??= startHealthServer({ host: '127.0.0.1', port: 0, ready: deps.ready, metrics });
+      return httpGet(`${(await health).url}/metrics`);
+    },
+    close: async () => {
+      await Promise.all([server.close(), health?.then((h) => h.close())]);
+    },
   };
 }
 

@@ -628,7 +628,7 @@ describe('/metrics', () => {
   it('exposes the event-loop lag histogram while the server runs', async () => {
     harness = await startHarness({}, { lagSampleMs: 5 });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const answer = await send(harness.server.port, testTls().ca, 'GET', '/metrics');
+    const answer = await harness.scrape();
     expect(answer.text).toContain('# TYPE kubemod_event_loop_lag_seconds histogram');
     const count = /kubemod_event_loop_lag_seconds_count (\d+)/.exec(answer.text);
     expect(Number(count?.[1] ?? 0)).toBeGreaterThan(0);

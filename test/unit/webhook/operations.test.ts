@@ -49,7 +49,7 @@ describe('health, readiness and metrics', () => {
     await harness.post('/dragnet-webhook', review('ConfigMap'));
     await harness.post('/dragnet-webhook', review('Secret'));
     await harness.post('/dragnet-webhook', review('Service'));
-    const answer = await send(harness.server.port, testTls().ca, 'GET', '/metrics');
+    const answer = await harness.scrape();
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^text\/plain/);
     const text = answer.text;
@@ -69,7 +69,7 @@ describe('health, readiness and metrics', () => {
     expect(text).toContain('kubemod_rules_loaded{namespace="kubemod-system"} 1');
     // Collected at scrape time: a rule deleted from the store disappears from the gauge.
     store.delete('kubemod-system', 'everywhere');
-    const again = (await send(harness.server.port, testTls().ca, 'GET', '/metrics')).text;
+    const again = (await harness.scrape()).text;
     expect(again).not.toContain('namespace="kubemod-system"');
     // Never the global default registry.
     const { register } = await import('prom-client');

@@ -1,8 +1,11 @@
 import { runServe } from '../../../src/cli/serve-command.js';
+import type { HealthServer } from '../../../src/controller/health-server.js';
 import type { StartedWebhookServer } from '../../../src/webhook/server.js';
 
 export interface InProcessServe {
   readonly server: StartedWebhookServer;
+  /** The plain-HTTP health server (/healthz, /readyz, /metrics), with --health-port only. */
+  readonly health: HealthServer | undefined;
   /** Everything serve wrote so far, stdout and stderr together. */
   output(): string;
   /** The exit code once serve has ended; undefined while it runs. */
@@ -34,9 +37,10 @@ export function runServeInProcess(
         stderr: { write: (t: string) => output.push(t) },
         env: {},
         signal: controller.signal,
-        onListening: (server) => {
+        onListening: (server, health) => {
           resolve({
             server,
+            health,
             output: () => output.join(''),
             exitCode: () => exited,
             stop: () => {
