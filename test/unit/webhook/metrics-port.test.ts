@@ -75,11 +75,11 @@ describe('/metrics', () => {
     expect(scraped.text).toContain('kubemod_rules_loaded{namespace="default"}');
     expect((await httpGet(`${health?.url ?? ''}/readyz`)).status).toBe(200);
     expect(serve.output()).toContain('"msg":"health server listening"');
-  });
+  }, 60_000); // serve generates its RSA keys first: seconds on a busy machine
 
   it('is not served at all by `serve` without --health-port', async () => {
     serve = await runServeInProcess('samples/modrules', ['--no-ui']);
     expect(serve.health).toBeUndefined();
     expect((await httpsGet(serve.server.port, '/metrics')).status).toBe(404);
-  });
+  }, 60_000);
 });
