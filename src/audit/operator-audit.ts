@@ -7,6 +7,8 @@ import type { Metrics } from '../observability/metrics.js';
 import { evaluateAdmission } from '../webhook/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
 import { createApplyExistingController } from './apply-existing-controller.js';
+import { kubeApplyGate } from './apply-gate-kube.js';
+import type { ApplyOptIn } from './apply-opt-in.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
 import { discoverTargets } from './cluster-inputs.js';
@@ -27,6 +29,8 @@ export interface OperatorAuditSettings {
   readonly applyExistingRate: number;
   /** Wait after a rule is loaded before its job starts (every replica loads it meanwhile). */
   readonly applyExistingSettleMs?: number;
+  /** The namespaces whose rules may use apply-to-existing (the admin's label or regex). */
+  readonly applyOptIn: ApplyOptIn;
 }
 
 export interface OperatorAuditOptions extends OperatorAuditSettings {
@@ -80,6 +84,16 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
     return (config === undefined ? undefined : dragnetRulesOf(config)) ?? DEFAULT_DRAGNET_RULES;
   };
   const deps = { store: () => options.store, refs: options.refs, limits: options.limits };
+  const targets = async (): Promise<readonly TargetResource[]> =>
+    (await discoverTargets(api, dragnetRules())).targets;
+  // The trust checks of both loops: what each rule's author may list and update.
+  const gate = kubeApplyGate({
+    client: options.client,
+    optIn: options.applyOptIn,
+    namespaces: namespaceMap,
+    targets,
+    now: options.now,
+  });
 
   const periodic =
     options.auditIntervalMs > 0
@@ -118,8 +132,8 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           ruleObject: (key) => options.modRules.get(key),
           ruleObjects: () => options.modRules.list(),
           namespaces: namespaceMap,
-          targets: async (): Promise<readonly TargetResource[]> =>
-            (await discoverTargets(api, dragnetRules())).targets,
+          targets,
+          gate,
           evaluate: (object, target) =>
             evaluateAdmission(
               {
