@@ -9,6 +9,7 @@ import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies
 import { createApplyExistingController } from './apply-existing-controller.js';
 import { kubeApplyGate } from './apply-gate-kube.js';
 import type { ApplyOptIn } from './apply-opt-in.js';
+import { authorOf } from './author-record.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
 import { discoverTargets } from './cluster-inputs.js';
@@ -106,6 +107,11 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           logger: options.logger,
           now: options.now,
           delay: options.delay,
+          uncountable: (rule) => {
+            const obj = options.modRules.get(rule.key);
+            const author = obj === undefined ? undefined : authorOf(obj);
+            return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
+          },
           audit: (signal) =>
             auditCluster({
               api,
@@ -119,6 +125,13 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
               concurrency: 2,
               signal,
               yieldNow,
+              // A rule counts only objects its author may list (docs/audit.md).
+              mayCount: (rule, target, namespace) => {
+                const obj = options.modRules.get(rule);
+                return obj === undefined
+                  ? Promise.resolve(false)
+                  : gate.accessFor(obj).mayList(target, namespace);
+              },
             }),
         })
       : undefined;
