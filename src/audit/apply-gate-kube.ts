@@ -66,33 +66,39 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
     now: options.now,
   });
 
+  const ask = async (
+    kind: 'SubjectAccessReview' | 'SelfSubjectAccessReview',
+    spec: JsonObject,
+    attributes: ResourceAttributes,
+  ): Promise<boolean> => {
+    try {
+      const answer = await options.client.request({
+        method: 'POST',
+        path: `${REVIEWS}/${kind === 'SubjectAccessReview' ? 'subjectaccessreviews' : 'selfsubjectaccessreviews'}`,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind,
+          spec: { ...spec, resourceAttributes: { ...attributes } },
+        },
+      });
+      return allowedOf(answer);
+    } catch (err) {
+      throw new AccessCheckFailed(
+        `${kind} for ${attributes.verb} on ${attributes.resource} failed: ${describeError(err)}`,
+      );
+    }
+  };
+
+  // Keyed by a hash: identities are up to 16 KiB and object names are chosen by tenants.
   const review = (
     who: string,
-    kind: 'SubjectAccessReview' | 'SelfSubjectAccessReview',
     spec: JsonObject,
     attributes: ResourceAttributes,
   ): Promise<boolean> => {
     const key = createHash('sha256')
       .update(JSON.stringify([who, attributes]))
       .digest('base64');
-    return cache.get(key, async () => {
-      try {
-        const answer = await options.client.request({
-          method: 'POST',
-          path: `${REVIEWS}/${kind === 'SubjectAccessReview' ? 'subjectaccessreviews' : 'selfsubjectaccessreviews'}`,
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind,
-            spec: { ...spec, resourceAttributes: { ...attributes } },
-          },
-        });
-        return allowedOf(answer);
-      } catch (err) {
-        throw new AccessCheckFailed(
-          `${kind} for ${attributes.verb} on ${attributes.resource} failed: ${describeError(err)}`,
-        );
-      }
-    });
+    return cache.get(key, () => ask('SubjectAccessReview', spec, attributes));
   };
 
   const asAuthor = (
@@ -101,8 +107,7 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
     attributes: ResourceAttributes,
   ): Promise<boolean> =>
     review(
-      `author:${key}`,
-      'SubjectAccessReview',
+      key,
       {
         user: user.username,
         ...(user.uid === undefined ? {} : { uid: user.uid }),
@@ -112,17 +117,13 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
       attributes,
     );
 
+  // Not cached: asked once per job and kind, and an admin who just installed the optional RBAC
+  // expects the next job to see it.
   const operatorMayUpdate = (target: TargetResource, namespace: string): Promise<boolean> =>
-    review(
-      'operator',
+    ask(
       'SelfSubjectAccessReview',
       {},
-      {
-        verb: 'update',
-        group: target.group,
-        resource: target.resource,
-        namespace,
-      },
+      { verb: 'update', group: target.group, resource: target.resource, namespace },
     );
 
   return {
