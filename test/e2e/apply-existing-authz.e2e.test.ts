@@ -322,13 +322,16 @@ describe.runIf(local)('apply-to-existing within the rule author’s rights', () 
     expect(said).not.toMatch(/hidden|platform|secret|token/i);
 
     // The periodic audit counts for the rule only what its author may list: the two platform
-    // objects still to patch, not the Secret.
+    // objects still to patch, never the Secret (a run that read tenant-cm before the job patched
+    // it may briefly say 3; counting the Secret would make it 3 or more for good).
     const since = Date.parse(done.status?.applyToExisting?.completionTime ?? '');
     const counted = await waitFor(
       'an audit after the job',
       async () => {
         const r = await ruleIn(nsTenant);
-        return Date.parse(r.status?.lastAuditTime ?? '') > since ? r : undefined;
+        return Date.parse(r.status?.lastAuditTime ?? '') > since && r.status?.nonConforming === 2
+          ? r
+          : undefined;
       },
       20_000,
       250,
