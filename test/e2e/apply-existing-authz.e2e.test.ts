@@ -79,7 +79,7 @@ function operatorCanI(verb: string, resource: string): Promise<string> {
   });
 }
 
-/** Labels every object with e2e-target=yes: the objects the rule below matches, of every kind. */
+/** Labels every object with e2etarget=yes: the objects the rule below matches, of every kind. */
 function rule(namespace: string, forgedAuthor?: string): object {
   return {
     apiVersion: 'api.kubemod.io/v1beta1',
@@ -94,7 +94,7 @@ function rule(namespace: string, forgedAuthor?: string): object {
     },
     spec: {
       type: 'Patch',
-      match: [{ select: '$.metadata.labels.e2e-target', matchValue: 'yes' }],
+      match: [{ select: '$.metadata.labels.e2etarget', matchValue: 'yes' }],
       patch: [{ op: 'add', path: '/metadata/labels/patched-by', value: 'takeover' }],
     },
   };
@@ -135,13 +135,13 @@ async function events(namespace: string): Promise<string[]> {
 }
 
 async function objectsIn(namespace: string): Promise<Stored[]> {
-  await kubectlApply(deployment('platform', namespace, { app: 'platform', 'e2e-target': 'yes' }));
-  await kubectlApply(configMap('platform-cm', namespace, { 'e2e-target': 'yes' }));
-  await kubectlApply(configMap('tenant-cm', namespace, { 'e2e-target': 'yes' }));
+  await kubectlApply(deployment('platform', namespace, { app: 'platform', e2etarget: 'yes' }));
+  await kubectlApply(configMap('platform-cm', namespace, { e2etarget: 'yes' }));
+  await kubectlApply(configMap('tenant-cm', namespace, { e2etarget: 'yes' }));
   await kubectlApply({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 'hidden', namespace, labels: { 'e2e-target': 'yes' } },
+    metadata: { name: 'hidden', namespace, labels: { e2etarget: 'yes' } },
     stringData: { token: 's3cr3t' },
   });
   return Promise.all(
