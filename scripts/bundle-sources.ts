@@ -18,7 +18,6 @@ export const BUNDLE_SOURCES: readonly string[] = [
   'config/rbac/role.yaml',
   'config/rbac/role-binding.yaml',
   'config/rbac/audit-cluster-role.yaml',
-  'config/rbac/apply-existing-cluster-role.yaml',
   'config/manager/service.yaml',
   'config/manager/deployment.yaml',
   'config/manager/pod-disruption-budget.yaml',

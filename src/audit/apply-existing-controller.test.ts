@@ -6,6 +6,7 @@ import { makeRule } from '../engine/test-rules.js';
 import { createSilentLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { createApplyExistingController, jobDue } from './apply-existing-controller.js';
+import type { ApplyGate, ApplyPermission } from './apply-gate.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { DEPLOYMENTS, FakeAuditApi, RecordingReporter } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';
@@ -40,7 +41,15 @@ describe('jobDue', () => {
 });
 
 describe('apply-to-existing controller', () => {
-  function setup(objects: Map<string, JsonObject>, leader = { value: true }) {
+  const OPEN_GATE: ApplyGate = {
+    enabled: () => Promise.resolve({ allowed: true }),
+    accessFor: () => ({
+      mayList: () => Promise.resolve(true),
+      mayUpdate: (_target, _namespace, name) => Promise.resolve(name !== 'platform'),
+    }),
+  };
+
+  function setup(objects: Map<string, JsonObject>, leader = { value: true }, gate = OPEN_GATE) {
     const api = new FakeAuditApi();
     api.discovery = [
       {
@@ -77,6 +86,7 @@ describe('apply-to-existing controller', () => {
       targets: () => Promise.resolve([DEPLOYMENTS]),
       evaluate: (object) => run(object),
       isLeader: () => leader.value,
+      gate,
       ratePerSecond: 1000,
       settleMs: 0,
       pageSize: 10,
@@ -109,6 +119,7 @@ describe('apply-to-existing controller', () => {
     const { api, reporter, controller } = setup(objects);
     api.add(DEPLOYMENTS, { metadata: { name: 'a', namespace: 'shop' } });
     api.add(DEPLOYMENTS, { metadata: { name: 'b', namespace: 'shop', labels: { tier: 'web' } } });
+    api.add(DEPLOYMENTS, { metadata: { name: 'platform', namespace: 'shop' } });
     controller.resync();
     await settle(controller);
     expect(api.updates('a')).toBe(1);
@@ -122,6 +133,7 @@ describe('apply-to-existing controller', () => {
           phase: 'Completed',
           updated: 6,
           failed: 1,
+          forbidden: 1,
           startTime: '2026-01-01T00:00:00Z',
           completionTime: '2026-01-02T03:04:05Z',
         },
@@ -132,7 +144,8 @@ describe('apply-to-existing controller', () => {
         rule: 'shop/tier',
         type: 'Warning',
         reason: 'AppliedToExisting',
-        message: 'Applied to existing objects: 6 updated, 1 failed.',
+        message:
+          "Applied to existing objects: 6 updated, 1 failed, 1 forbidden to the rule's author.",
       },
     ]);
     // The same generation again (our own status write arriving): nothing more happens.
@@ -161,12 +174,43 @@ describe('apply-to-existing controller', () => {
             phase: 'Ignored',
             updated: 0,
             failed: 0,
+            forbidden: 0,
             message: 'Reject rules are audit-only: apply-to-existing does nothing for them',
           },
         },
       },
     ]);
     expect(reporter.events.map((e) => e.reason)).toEqual(['ApplyToExistingIgnored']);
+    await controller.stop();
+  });
+
+  it('reports a rule the gate does not enable as Disabled, with the reason, and touches nothing', async () => {
+    const objects = new Map([['shop/tier', ruleObject('tier', { [ANNOTATION]: 'true' })]]);
+    const refusal: ApplyPermission = { allowed: false, reason: 'not enabled in namespace shop' };
+    const gate: ApplyGate = { ...OPEN_GATE, enabled: () => Promise.resolve(refusal) };
+    const { api, reporter, controller } = setup(objects, { value: true }, gate);
+    api.add(DEPLOYMENTS, { metadata: { name: 'a', namespace: 'shop' } });
+    controller.resync();
+    await settle(controller);
+    expect(api.calls.filter((c) => !c.startsWith('GET /api'))).toEqual([]);
+    expect(reporter.statuses).toEqual([
+      {
+        rule: 'shop/tier',
+        status: {
+          applyToExisting: {
+            observedGeneration: 2,
+            phase: 'Disabled',
+            updated: 0,
+            failed: 0,
+            forbidden: 0,
+            message: 'not enabled in namespace shop',
+          },
+        },
+      },
+    ]);
+    expect(reporter.events.map((e) => `${e.reason}: ${e.message}`)).toEqual([
+      'ApplyToExistingDisabled: not enabled in namespace shop',
+    ]);
     await controller.stop();
   });
 });

@@ -7,6 +7,7 @@ import { isStatus } from '../controller/kube-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditApi, RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';
+import type { ApplyGate } from './apply-gate.js';
 import {
   APPLY_TO_EXISTING_ANNOTATION,
   JobInterrupted,
@@ -20,9 +21,10 @@ import type { TargetResource } from './target-resources.js';
 /** `status.applyToExisting` of a ModRule: the job for one generation of the rule. */
 export interface ApplyStatus {
   readonly observedGeneration: number;
-  readonly phase: 'Running' | 'Completed' | 'Ignored';
+  readonly phase: 'Running' | 'Completed' | 'Ignored' | 'Disabled';
   readonly updated: number;
   readonly failed: number;
+  readonly forbidden: number;
   readonly startTime?: string;
   readonly completionTime?: string;
   readonly message?: string;
@@ -40,6 +42,8 @@ export interface ApplyExistingControllerOptions {
   readonly targets: () => Promise<readonly TargetResource[]>;
   readonly evaluate: (object: JsonObject, target: TargetResource) => EvaluationResult;
   readonly isLeader: () => boolean;
+  /** The trust checks: whether a rule may run, and what its author may do (apply-gate.ts). */
+  readonly gate: ApplyGate;
   readonly ratePerSecond: number;
   /** Wait after a rule is loaded before its job starts, so every replica has loaded it too. */
   readonly settleMs: number;
@@ -83,6 +87,7 @@ export function applyStatusOf(obj: JsonObject): Partial<ApplyStatus> | undefined
       : {}),
     ...(typeof s.updated === 'number' ? { updated: s.updated } : {}),
     ...(typeof s.failed === 'number' ? { failed: s.failed } : {}),
+    ...(typeof s.forbidden === 'number' ? { forbidden: s.forbidden } : {}),
     ...(typeof s.startTime === 'string' ? { startTime: s.startTime } : {}),
   };
 }
@@ -196,9 +201,24 @@ export function createApplyExistingController(
         phase: 'Ignored',
         updated: 0,
         failed: 0,
+        forbidden: 0,
         message,
       });
       await event(rule, uid, 'Normal', 'ApplyToExistingIgnored', message);
+      finished.set(key, incarnation);
+      return;
+    }
+    const permission = await options.gate.enabled(rule, obj);
+    if (!permission.allowed) {
+      await write(rule, {
+        observedGeneration: generation,
+        phase: 'Disabled',
+        updated: 0,
+        failed: 0,
+        forbidden: 0,
+        message: permission.reason,
+      });
+      await event(rule, uid, 'Warning', 'ApplyToExistingDisabled', permission.reason);
       finished.set(key, incarnation);
       return;
     }
@@ -207,6 +227,7 @@ export function createApplyExistingController(
     const counts: ApplyCounts = {
       updated: resume ? (prior.updated ?? 0) : 0,
       failed: resume ? (prior.failed ?? 0) : 0,
+      forbidden: resume ? (prior.forbidden ?? 0) : 0,
     };
     const startTime =
       resume && prior.startTime !== undefined ? prior.startTime : isoSeconds(options.now());
@@ -215,6 +236,7 @@ export function createApplyExistingController(
       phase: 'Running',
       updated: c.updated,
       failed: c.failed,
+      forbidden: c.forbidden,
       startTime,
     });
     await write(rule, progress(counts));
@@ -224,6 +246,7 @@ export function createApplyExistingController(
     );
     let latest = counts;
     let sincePersist = 0;
+    let notListable = 0;
     try {
       const tasks = planListTasks({
         rules: [rule],
@@ -234,6 +257,14 @@ export function createApplyExistingController(
         api: options.api,
         rule,
         tasks,
+        access: options.gate.accessFor(obj),
+        onNotListable: (target, ns) => {
+          notListable++;
+          options.logger.info(
+            { rule: key, resource: target.resource, namespace: ns },
+            "apply-to-existing: the rule's author may not list this collection; skipped",
+          );
+        },
         namespaces: options.namespaces(),
         evaluate: options.evaluate,
         ratePerSecond: options.ratePerSecond,
@@ -252,7 +283,13 @@ export function createApplyExistingController(
         onOutcome: async (object, target, outcome, c) => {
           latest = c;
           const ref = { kind: target.kind, ...identityOf(object) };
-          if (outcome.kind === 'failed') {
+          if (outcome.kind === 'forbidden') {
+            // Named only in the admin's log: the rule's author may not update the object.
+            options.logger.info(
+              { rule: key, object: ref },
+              "apply-to-existing: the rule's author may not update the object; left alone",
+            );
+          } else if (outcome.kind === 'failed') {
             options.metrics.appliedToExisting(key, 'failed');
             options.logger.warn(
               { rule: key, object: ref, reason: outcome.reason },
@@ -282,7 +319,7 @@ export function createApplyExistingController(
       await write(rule, finishedStatus);
       finished.set(key, incarnation);
       if (finished.size > 10_000) finished.clear();
-      const message = `Applied to existing objects: ${String(done.updated)} updated, ${String(done.failed)} failed.`;
+      const message = `Applied to existing objects: ${String(done.updated)} updated, ${String(done.failed)} failed, ${String(done.forbidden)} forbidden to the rule's author.${notListable > 0 ? ` ${String(notListable)} collections not readable by the author were skipped.` : ''}`;
       await event(
         rule,
         uid,

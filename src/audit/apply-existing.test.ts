@@ -4,12 +4,14 @@ import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { makeRule } from '../engine/test-rules.js';
 import {
+  AccessCheckFailed,
   JobInterrupted,
   runApplyJob,
   type ApplyJobOptions,
   type ObjectOutcome,
 } from './apply-existing.js';
-import { DEPLOYMENTS, FakeAuditApi } from './fake-audit-api.test-support.js';
+import type { AuthorAccess } from './apply-gate.js';
+import { CONFIGMAPS, DEPLOYMENTS, FakeAuditApi } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';
 
 const deployment = (name: string, labels: Record<string, string> = {}): JsonObject => ({
@@ -24,6 +26,11 @@ const tier = makeRule('shop', 'tier', {
   match: [{ select: '$.kind', matchValue: 'Deployment' }],
   patch: [{ op: 'add', path: '/spec/template/metadata/labels/tier', value: 'web' }],
 });
+
+const ALLOW_ALL: AuthorAccess = {
+  mayList: () => Promise.resolve(true),
+  mayUpdate: () => Promise.resolve(true),
+};
 
 function harness(rules = [tier]): {
   api: FakeAuditApi;
@@ -46,6 +53,7 @@ function harness(rules = [tier]): {
     api,
     rule: rules[0] ?? tier,
     tasks: [{ target: DEPLOYMENTS, namespace: 'shop', fallbackNamespaces: [] }],
+    access: ALLOW_ALL,
     namespaces: undefined,
     evaluate: (object) => run(object),
     ratePerSecond: 4,
@@ -64,7 +72,7 @@ function harness(rules = [tier]): {
       );
     },
     onUnreadable: () => undefined,
-    initial: { updated: 0, failed: 0 },
+    initial: { updated: 0, failed: 0, forbidden: 0 },
     ...overrides,
   });
   return { api, store, options, outcomes, waits };
@@ -83,7 +91,7 @@ describe('runApplyJob', () => {
     api.add(DEPLOYMENTS, deployment('d'));
 
     const counts = await runApplyJob(options());
-    expect(counts).toEqual({ updated: 3, failed: 0 });
+    expect(counts).toEqual({ updated: 3, failed: 0, forbidden: 0 });
     expect(outcomes).toEqual(['a:updated', 'b:updated', 'd:updated']);
     for (const name of ['a', 'b', 'd']) {
       expect(api.updates(name)).toBe(1);
@@ -96,7 +104,7 @@ describe('runApplyJob', () => {
 
     // Run again (a new leader resuming): every object conforms, nothing is written.
     const again = await runApplyJob(options({ initial: counts }));
-    expect(again).toEqual({ updated: 3, failed: 0 });
+    expect(again).toEqual({ updated: 3, failed: 0, forbidden: 0 });
     expect(['a', 'b', 'c', 'd'].map((n) => api.updates(n))).toEqual([1, 1, 0, 1]);
   });
 
@@ -113,13 +121,13 @@ describe('runApplyJob', () => {
     const { api, options, outcomes } = harness([tier, rejecter]);
     api.add(DEPLOYMENTS, deployment('a'));
     api.add(DEPLOYMENTS, deployment('b'));
-    expect(await runApplyJob(options())).toEqual({ updated: 1, failed: 1 });
+    expect(await runApplyJob(options())).toEqual({ updated: 1, failed: 1, forbidden: 0 });
     expect(outcomes).toEqual(['a:updated', 'b:failed:an update would be rejected: shop/no-b']);
     expect(api.updates('b')).toBe(0);
 
     const second = harness([appender]);
     second.api.add(DEPLOYMENTS, deployment('a'));
-    expect(await runApplyJob(second.options())).toEqual({ updated: 0, failed: 1 });
+    expect(await runApplyJob(second.options())).toEqual({ updated: 0, failed: 1, forbidden: 0 });
     expect(second.outcomes[0]).toMatch(/not idempotent/);
     expect(second.api.updates('a')).toBe(0);
   });
@@ -135,7 +143,7 @@ describe('runApplyJob', () => {
         ((o.metadata as JsonObject).labels as JsonObject).edited = 'by-someone';
       });
     };
-    expect(await runApplyJob(options())).toEqual({ updated: 1, failed: 0 });
+    expect(await runApplyJob(options())).toEqual({ updated: 1, failed: 0, forbidden: 0 });
     expect(outcomes).toEqual(['a:updated']);
     const stored = JSON.stringify(api.find(DEPLOYMENTS, 'shop', 'a'));
     expect(stored).toContain('"edited":"by-someone"');
@@ -147,7 +155,7 @@ describe('runApplyJob', () => {
     const { api, options, outcomes } = harness();
     api.admit = (object) => object;
     api.add(DEPLOYMENTS, deployment('a'));
-    expect(await runApplyJob(options())).toEqual({ updated: 0, failed: 1 });
+    expect(await runApplyJob(options())).toEqual({ updated: 0, failed: 1, forbidden: 0 });
     expect(outcomes[0]).toMatch(/admitted without the patch/);
   });
 
@@ -165,10 +173,89 @@ describe('runApplyJob', () => {
     await expect(job).rejects.toBeInstanceOf(JobInterrupted);
     expect(outcomes).toEqual(['a:updated']);
     allowed = 10;
-    expect(await runApplyJob(options({ initial: { updated: 1, failed: 0 } }))).toEqual({
+    expect(
+      await runApplyJob(options({ initial: { updated: 1, failed: 0, forbidden: 0 } })),
+    ).toEqual({
       updated: 3,
       failed: 0,
+      forbidden: 0,
     });
     expect(['a', 'b', 'c'].map((n) => api.updates(n))).toEqual([1, 1, 1]);
+  });
+
+  it('counts objects the author may not update as forbidden, without touching or describing them', async () => {
+    const { api, options, outcomes } = harness();
+    for (const name of ['a', 'b', 'c']) api.add(DEPLOYMENTS, deployment(name));
+    const done = deployment('d');
+    (((done.spec as JsonObject).template as JsonObject).metadata as JsonObject).labels = {
+      tier: 'web',
+    };
+    api.add(DEPLOYMENTS, done);
+    const asked: string[] = [];
+    const access: AuthorAccess = {
+      mayList: () => Promise.resolve(true),
+      mayUpdate: (target, namespace, name) => {
+        asked.push(`${target.resource} ${namespace ?? ''}/${name}`);
+        return Promise.resolve(name !== 'b');
+      },
+    };
+    expect(await runApplyJob(options({ access }))).toEqual({ updated: 2, failed: 0, forbidden: 1 });
+    expect(outcomes).toEqual(['a:updated', 'b:forbidden', 'c:updated']);
+    expect(api.updates('b')).toBe(0);
+    expect(JSON.stringify(api.find(DEPLOYMENTS, 'shop', 'b'))).not.toContain('tier');
+    // Only objects the rule would change are asked about (d already conforms).
+    expect(asked).toEqual(['deployments shop/a', 'deployments shop/b', 'deployments shop/c']);
+  });
+
+  it('never lists a collection the author may not list, and narrows a cluster-wide list to the namespaces it may', async () => {
+    const { api, options, outcomes } = harness();
+    api.add(DEPLOYMENTS, deployment('a'));
+    api.add(CONFIGMAPS, { metadata: { name: 'secret-ish', namespace: 'shop' } });
+    api.add(DEPLOYMENTS, { ...deployment('o'), metadata: { name: 'o', namespace: 'other' } });
+    const skipped: string[] = [];
+    let evaluated = 0;
+    const access: AuthorAccess = {
+      mayList: (target, namespace) =>
+        Promise.resolve(target.resource === 'deployments' && namespace === 'shop'),
+      mayUpdate: () => Promise.resolve(true),
+    };
+    const counts = await runApplyJob(
+      options({
+        access,
+        tasks: [
+          { target: DEPLOYMENTS, namespace: undefined, fallbackNamespaces: ['other', 'shop'] },
+          { target: CONFIGMAPS, namespace: 'shop', fallbackNamespaces: [] },
+        ],
+        evaluate: (object) => {
+          evaluated++;
+          return evaluate(new RuleStore(), {
+            operation: 'UPDATE',
+            namespace: identityOf(object).namespace,
+            object,
+          });
+        },
+        onNotListable: (target, namespace) =>
+          skipped.push(`${target.resource} ${namespace ?? '*'}`),
+      }),
+    );
+    expect(counts).toEqual({ updated: 0, failed: 0, forbidden: 0 });
+    expect(outcomes).toEqual([]);
+    expect(skipped).toEqual(['deployments other', 'configmaps shop']);
+    expect(api.calls.filter((c) => c.startsWith('LIST'))).toEqual([
+      'LIST /apis/apps/v1/namespaces/shop/deployments limit=2 continue=',
+    ]);
+    expect(evaluated).toBe(1);
+  });
+
+  it('stops (to be retried) when an access review cannot be answered', async () => {
+    const { api, options, outcomes } = harness();
+    api.add(DEPLOYMENTS, deployment('a'));
+    const access: AuthorAccess = {
+      mayList: () => Promise.resolve(true),
+      mayUpdate: () => Promise.reject(new AccessCheckFailed('SubjectAccessReview failed: down')),
+    };
+    await expect(runApplyJob(options({ access }))).rejects.toBeInstanceOf(AccessCheckFailed);
+    expect(outcomes).toEqual([]);
+    expect(api.updates('a')).toBe(0);
   });
 });

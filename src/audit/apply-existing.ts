@@ -4,6 +4,7 @@ import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import { KubeApiError } from '../controller/kube-client.js';
 import type { AuditApi } from './audit-api.js';
+import type { AuthorAccess } from './apply-gate.js';
 import { identityOf, verdictOf } from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';
 import type { ListTask } from './scope-plan.js';
@@ -18,13 +19,30 @@ export interface ApplyCounts {
   updated: number;
   /** Objects that could not be brought in line (reason logged per object). */
   failed: number;
+  /**
+   * Objects the rule would change but its author may not update: never written, and never
+   * described outside the operator's log.
+   */
+  forbidden: number;
 }
 
 /** What happened to one object. */
 export type ObjectOutcome =
   | { readonly kind: 'skipped' }
   | { readonly kind: 'updated' }
+  | { readonly kind: 'forbidden' }
   | { readonly kind: 'failed'; readonly reason: string };
+
+/**
+ * An access review could not be answered (the API server is unreachable, say). The job stops and
+ * is retried later: an unanswered review is neither an allowed update nor a forbidden one.
+ */
+export class AccessCheckFailed extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'AccessCheckFailed';
+  }
+}
 
 /** Raised inside a job when it must stop (leadership lost, operator stopping, rule changed). */
 export class JobInterrupted extends Error {
@@ -38,6 +56,14 @@ export interface ApplyJobOptions {
   readonly api: AuditApi;
   readonly rule: CompiledRule;
   readonly tasks: readonly ListTask[];
+  /**
+   * What the rule's author may do: collections the author may not list are not read at all, and
+   * objects the author may not update are counted as forbidden and left alone.
+   */
+  readonly access: AuthorAccess;
+  /** A collection the author may not list (it was skipped; log it, but name no object). */
+  readonly onNotListable?:
+    ((target: TargetResource, namespace: string | undefined) => void) | undefined;
   readonly namespaces: ReadonlyMap<string, JsonObject> | undefined;
   /** Evaluates the object as an UPDATE of itself through the webhook's evaluation. */
   readonly evaluate: (object: JsonObject, target: TargetResource) => EvaluationResult;
@@ -108,10 +134,14 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
     first: JsonObject,
     target: TargetResource,
   ): Promise<ObjectOutcome> => {
+    const { namespace, name } = identityOf(first);
     let object = first;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const result = contributes(object, target);
       if (result === undefined) return { kind: 'skipped' };
+      // Checked before anything else is said about the object: a forbidden one is only counted.
+      if (attempt === 1 && !(await options.access.mayUpdate(target, namespace, name)))
+        return { kind: 'forbidden' };
       const verdict = verdictOf(result);
       if (verdict.action === 'reject')
         return {
@@ -134,7 +164,6 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
         if (status === 404) return { kind: 'skipped' };
         if (status !== 409 || attempt === MAX_ATTEMPTS)
           return { kind: 'failed', reason: `update failed: ${describeError(err)}` };
-        const { namespace, name } = identityOf(object);
         try {
           object = await options.api.get(target, namespace, name);
         } catch (getErr) {
@@ -154,9 +183,10 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
     return { kind: 'failed', reason: 'the object kept changing while it was being updated' };
   };
 
+  const tasks = await readableTasks(options);
   await scanObjects({
     api: options.api,
-    tasks: options.tasks,
+    tasks,
     namespaces: options.namespaces,
     pageSize: options.pageSize,
     concurrency: 1,
@@ -168,11 +198,12 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
       try {
         outcome = await processObject(object, target);
       } catch (err) {
-        if (err instanceof JobInterrupted) throw err;
+        if (err instanceof JobInterrupted || err instanceof AccessCheckFailed) throw err;
         outcome = { kind: 'failed', reason: describeError(err) };
       }
       if (outcome.kind === 'skipped') return;
       if (outcome.kind === 'updated') counts.updated++;
+      else if (outcome.kind === 'forbidden') counts.forbidden++;
       else counts.failed++;
       await options.onOutcome(object, target, outcome, { ...counts });
     },
@@ -181,4 +212,28 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
   // scanObjects returns early when the signal aborts: the job did not finish.
   if (options.signal.aborted) throw new JobInterrupted('stopping');
   return counts;
+}
+
+/**
+ * The collections of the plan the rule's author may list. A list across all namespaces the
+ * author may not make is narrowed to the namespaces of the plan the author may list one by one.
+ */
+async function readableTasks(options: ApplyJobOptions): Promise<ListTask[]> {
+  const tasks: ListTask[] = [];
+  for (const task of options.tasks) {
+    options.checkContinue();
+    if (await options.access.mayList(task.target, task.namespace)) {
+      tasks.push(task);
+      continue;
+    }
+    const fallback =
+      task.namespace === undefined && task.target.namespaced ? task.fallbackNamespaces : [];
+    if (fallback.length === 0) options.onNotListable?.(task.target, task.namespace);
+    for (const namespace of fallback) {
+      if (await options.access.mayList(task.target, namespace))
+        tasks.push({ target: task.target, namespace, fallbackNamespaces: [] });
+      else options.onNotListable?.(task.target, namespace);
+    }
+  }
+  return tasks;
 }

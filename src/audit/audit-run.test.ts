@@ -151,4 +151,34 @@ describe('auditObjects', () => {
     expect(result.audited).toBe(7);
     expect(result.nonConforming).toBe(5);
   });
+
+  it("counts for a rule only the objects its author may list (the operator's mayCount)", async () => {
+    const { api, store } = setup();
+    const asked: string[] = [];
+    const result = await auditObjects({
+      api,
+      tasks: [{ target: CONFIGMAPS, namespace: undefined, fallbackNamespaces: [] }],
+      namespaces,
+      evaluate: (object) =>
+        evaluate(store, { operation: 'UPDATE', namespace: identityOf(object).namespace, object }),
+      diff: () => '',
+      keepFindings: false,
+      pageSize: 3,
+      concurrency: 1,
+      mayCount: (rule, target, namespace) => {
+        asked.push(`${rule} ${target.resource} ${namespace ?? ''}`);
+        return Promise.resolve(namespace === 'b');
+      },
+    });
+    // Five non-conforming ConfigMaps in namespace a the author may not list: not counted.
+    expect(result.perRule.get('kubemod-system/team')).toEqual({
+      nonConforming: 1,
+      patch: 1,
+      reject: 0,
+      failures: 0,
+    });
+    expect(new Set(asked)).toEqual(
+      new Set(['kubemod-system/team configmaps a', 'kubemod-system/team configmaps b']),
+    );
+  });
 });

@@ -77,6 +77,14 @@ export interface AuditRunOptions {
   readonly signal?: AbortSignal | undefined;
   readonly yieldNow?: (() => Promise<void>) | undefined;
   readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
+  /**
+   * Whether an object may count for a rule (the operator: its author may list the object's
+   * collection). Per-rule tallies leave out what it refuses; undefined counts everything (the CLI,
+   * which runs with the user's own credentials).
+   */
+  readonly mayCount?:
+    | ((rule: string, target: TargetResource, namespace: string | undefined) => Promise<boolean>)
+    | undefined;
 }
 
 /** Rule failures kept with their details (all are counted). */
@@ -114,7 +122,20 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
     options.onProgress?.({ tasksDone, tasks: options.tasks.length, audited, nonConforming });
   };
 
-  const onObject = (object: JsonObject, target: TargetResource): void => {
+  const countable = async (
+    rules: readonly string[],
+    object: JsonObject,
+    target: TargetResource,
+  ): Promise<ReadonlySet<string>> => {
+    if (options.mayCount === undefined || rules.length === 0) return new Set(rules);
+    const { namespace } = identityOf(object);
+    const allowed = new Set<string>();
+    for (const rule of new Set(rules))
+      if (await options.mayCount(rule, target, namespace)) allowed.add(rule);
+    return allowed;
+  };
+
+  const onObject = async (object: JsonObject, target: TargetResource): Promise<void> => {
     audited++;
     let result: EvaluationResult;
     try {
@@ -124,7 +145,13 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
       return;
     }
     const verdict = verdictOf(result);
+    const counted = await countable(
+      [...verdict.failures.map((f) => f.rule), ...verdict.patchingRules, ...verdict.rejectingRules],
+      object,
+      target,
+    );
     for (const failure of verdict.failures) {
+      if (!counted.has(failure.rule)) continue;
       tally(failure.rule).failures++;
       if (failures.length < MAX_FAILURES)
         failures.push({
@@ -139,11 +166,13 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
     nonConforming++;
     const rules = [...new Set([...verdict.rejectingRules, ...verdict.patchingRules])];
     for (const rule of verdict.patchingRules) {
+      if (!counted.has(rule)) continue;
       const entry = tally(rule);
       entry.patch++;
       entry.nonConforming++;
     }
     for (const rule of new Set(verdict.rejectingRules)) {
+      if (!counted.has(rule)) continue;
       const entry = tally(rule);
       entry.reject++;
       if (!verdict.patchingRules.includes(rule)) entry.nonConforming++;
@@ -174,8 +203,8 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
     concurrency: options.concurrency,
     signal: options.signal,
     yieldNow: options.yieldNow,
-    onObject: (object, target) => {
-      onObject(object, target);
+    onObject: async (object, target) => {
+      await onObject(object, target);
       if (audited % 50 === 0) progress();
     },
     onUnreadable: (entry) => unreadable.push(entry),

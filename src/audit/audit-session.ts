@@ -4,7 +4,12 @@ import { evaluateAdmission } from '../webhook/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
 import { dryRunDiff, manifestName } from '../webhook/dryrun-diff.js';
 import type { AuditApi } from './audit-api.js';
-import { auditObjects, type AuditProgress, type AuditRunResult } from './audit-run.js';
+import {
+  auditObjects,
+  type AuditProgress,
+  type AuditRunOptions,
+  type AuditRunResult,
+} from './audit-run.js';
 import { discoverTargets } from './cluster-inputs.js';
 import { identityOf } from './object-verdict.js';
 import type { Unreadable } from './scan.js';
@@ -28,6 +33,8 @@ export interface AuditSessionInput {
   readonly signal?: AbortSignal | undefined;
   readonly yieldNow?: (() => Promise<void>) | undefined;
   readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
+  /** Whether an object may count for a rule (see AuditRunOptions.mayCount). */
+  readonly mayCount?: AuditRunOptions['mayCount'];
 }
 
 export interface AuditSessionResult {
@@ -106,6 +113,7 @@ export async function auditCluster(input: AuditSessionInput): Promise<AuditSessi
     signal: input.signal,
     yieldNow: input.yieldNow,
     onProgress: input.onProgress,
+    mayCount: input.mayCount,
   });
   return { result, rules: rules.map((r) => r.key), unreadable: discovery.unreadable, notes };
 }

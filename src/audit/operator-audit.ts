@@ -7,6 +7,9 @@ import type { Metrics } from '../observability/metrics.js';
 import { evaluateAdmission } from '../webhook/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
 import { createApplyExistingController } from './apply-existing-controller.js';
+import { kubeApplyGate } from './apply-gate-kube.js';
+import type { ApplyOptIn } from './apply-opt-in.js';
+import { authorOf } from './author-record.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
 import { discoverTargets } from './cluster-inputs.js';
@@ -27,6 +30,8 @@ export interface OperatorAuditSettings {
   readonly applyExistingRate: number;
   /** Wait after a rule is loaded before its job starts (every replica loads it meanwhile). */
   readonly applyExistingSettleMs?: number;
+  /** The namespaces whose rules may use apply-to-existing (the admin's label or regex). */
+  readonly applyOptIn: ApplyOptIn;
 }
 
 export interface OperatorAuditOptions extends OperatorAuditSettings {
@@ -80,6 +85,16 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
     return (config === undefined ? undefined : dragnetRulesOf(config)) ?? DEFAULT_DRAGNET_RULES;
   };
   const deps = { store: () => options.store, refs: options.refs, limits: options.limits };
+  const targets = async (): Promise<readonly TargetResource[]> =>
+    (await discoverTargets(api, dragnetRules())).targets;
+  // The trust checks of both loops: what each rule's author may list and update.
+  const gate = kubeApplyGate({
+    client: options.client,
+    optIn: options.applyOptIn,
+    namespaces: namespaceMap,
+    targets,
+    now: options.now,
+  });
 
   const periodic =
     options.auditIntervalMs > 0
@@ -92,6 +107,11 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           logger: options.logger,
           now: options.now,
           delay: options.delay,
+          uncountable: (rule) => {
+            const obj = options.modRules.get(rule.key);
+            const author = obj === undefined ? undefined : authorOf(obj);
+            return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
+          },
           audit: (signal) =>
             auditCluster({
               api,
@@ -105,6 +125,13 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
               concurrency: 2,
               signal,
               yieldNow,
+              // A rule counts only objects its author may list (docs/audit.md).
+              mayCount: (rule, target, namespace) => {
+                const obj = options.modRules.get(rule);
+                return obj === undefined
+                  ? Promise.resolve(false)
+                  : gate.accessFor(obj).mayList(target, namespace);
+              },
             }),
         })
       : undefined;
@@ -118,8 +145,8 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           ruleObject: (key) => options.modRules.get(key),
           ruleObjects: () => options.modRules.list(),
           namespaces: namespaceMap,
-          targets: async (): Promise<readonly TargetResource[]> =>
-            (await discoverTargets(api, dragnetRules())).targets,
+          targets,
+          gate,
           evaluate: (object, target) =>
             evaluateAdmission(
               {

@@ -21,6 +21,11 @@ export interface PeriodicAuditOptions {
   /** Wall clock, ms since epoch. */
   readonly now: () => number;
   readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Why a rule gets no count whatever the audit found (its author is not recorded), or undefined.
+   * Its objects are counted only for authors who may list them (the audit's mayCount).
+   */
+  readonly uncountable?: ((rule: CompiledRule) => string | undefined) | undefined;
   /** Status writes in flight at once. */
   readonly statusConcurrency?: number;
 }
@@ -63,11 +68,23 @@ export function createPeriodicAudit(options: PeriodicAuditOptions): PeriodicAudi
       unreadableKinds.size === 0 ||
       (rule.kinds !== undefined && !rule.kinds.some((kind) => unreadableKinds.has(kind)));
     const incomplete = rules.filter((rule) => !complete(rule)).map((rule) => rule.key);
+    // A rule without a recorded author gets no count: nobody's rights bound what it may reveal.
+    const authorless = rules.filter((rule) => options.uncountable?.(rule) !== undefined);
     const counts = new Map(
       rules
-        .filter(complete)
+        .filter((rule) => complete(rule) && !authorless.includes(rule))
         .map((rule) => [rule.key, session.result.perRule.get(rule.key)?.nonConforming ?? 0]),
     );
+    const firstAuthorless = authorless[0];
+    if (firstAuthorless !== undefined)
+      options.logger.warn(
+        {
+          rules: authorless.slice(0, 50).map((rule) => rule.key),
+          count: authorless.length,
+          reason: options.uncountable?.(firstAuthorless),
+        },
+        'periodic audit: no count for rules without a recorded author',
+      );
     if (incomplete.length > 0)
       options.logger.warn(
         { rules: incomplete.slice(0, 50), count: incomplete.length },

@@ -5,6 +5,7 @@ import {
   certificateIpAddresses,
   parseOperatorArgs,
 } from './operator-config.js';
+import { optInRefusal } from '../audit/apply-opt-in.js';
 
 describe('parseOperatorArgs', () => {
   it('has the documented defaults, with the namespace from POD_NAMESPACE', () => {
@@ -80,5 +81,41 @@ describe('parseOperatorArgs', () => {
       /--webhook-url-base/,
     );
     expect(parseOperatorArgs(['--help'], {}).kind).toBe('help');
+  });
+
+  it('reads the apply-to-existing namespace opt-in (label by default, regex when given)', () => {
+    const parsed = parseOperatorArgs([], {});
+    if (parsed.kind !== 'config') throw new Error('expected config');
+    const optIn = parsed.config.applyExistingOptIn;
+    expect(optIn.label).toEqual({ key: 'apply-to-existing.kubemod.io/enabled', value: 'true' });
+    expect(optIn.regex).toBeUndefined();
+    const labelled = { metadata: { labels: { 'apply-to-existing.kubemod.io/enabled': 'true' } } };
+    expect(optInRefusal(optIn, 'shop', labelled)).toBeUndefined();
+    expect(optInRefusal(optIn, 'shop', { metadata: {} })).toBe(
+      'apply-to-existing is not enabled in namespace shop: an admin enables it by labelling the namespace apply-to-existing.kubemod.io/enabled=true',
+    );
+    const custom = parseOperatorArgs(
+      [
+        '--apply-existing-namespace-label',
+        'corp.io/apply=yes',
+        '--apply-existing-namespace-regex',
+        'team-.*',
+      ],
+      {},
+    );
+    if (custom.kind !== 'config') throw new Error('expected config');
+    const c = custom.config.applyExistingOptIn;
+    expect(optInRefusal(c, 'team-a', undefined)).toBeUndefined();
+    // Anchored: the whole name must match.
+    expect(optInRefusal(c, 'x-team-a', undefined)).toMatch(/not enabled in namespace x-team-a/);
+    expect(
+      optInRefusal(c, 'x', { metadata: { labels: { 'corp.io/apply': 'yes' } } }),
+    ).toBeUndefined();
+    expect(() => parseOperatorArgs(['--apply-existing-namespace-label', 'novalue'], {})).toThrow(
+      /--apply-existing-namespace-label must be <label key>=<label value>, got "novalue"/,
+    );
+    expect(() => parseOperatorArgs(['--apply-existing-namespace-regex', '(open'], {})).toThrow(
+      /--apply-existing-namespace-regex "\(open" is not a valid RE2 expression/,
+    );
   });
 });

@@ -12,6 +12,11 @@ import { KubemodError } from '../errors/catalog.js';
 import { LOG_LEVELS } from '../observability/logger.js';
 import type { OperatorConfig } from '../controller/operator-settings.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
+import {
+  DEFAULT_APPLY_NAMESPACE_LABEL,
+  parseOptInLabel,
+  parseOptInRegex,
+} from '../audit/apply-opt-in.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 
 export {
@@ -56,6 +61,13 @@ Options:
                                  per-rule counts to ModRule status and metrics (default 0: off)
   --apply-existing-rate <n>      objects per second apply-to-existing jobs update (default 5;
                                  0 turns the api.kubemod.io/apply-to-existing annotation off)
+  --apply-existing-namespace-label <key>=<value>
+                                 namespaces carrying this label may use apply-to-existing
+                                 (default ${DEFAULT_APPLY_NAMESPACE_LABEL}); the operator also
+                                 needs config/optional/apply-to-existing-rbac.yaml
+  --apply-existing-namespace-regex <re>
+                                 namespaces whose whole name this RE2 expression matches may use
+                                 apply-to-existing too (default: none)
 ${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
@@ -91,6 +103,8 @@ export function parseOperatorArgs(
         'shutdown-grace-ms': { type: 'string' },
         'audit-interval-seconds': { type: 'string' },
         'apply-existing-rate': { type: 'string' },
+        'apply-existing-namespace-label': { type: 'string' },
+        'apply-existing-namespace-regex': { type: 'string' },
         'helper-thread-nice': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -175,6 +189,12 @@ export function parseOperatorArgs(
         0,
         1000,
       ),
+      applyExistingOptIn: {
+        label: parseOptInLabel(
+          values['apply-existing-namespace-label'] ?? DEFAULT_APPLY_NAMESPACE_LABEL,
+        ),
+        regex: parseOptInRegex(values['apply-existing-namespace-regex']),
+      },
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
     },
   };

@@ -115,7 +115,7 @@ describe('bindModRuleInformer over a cache of retained identities', () => {
 });
 
 describe('retainedModRule', () => {
-  it('keeps identity, generation, the apply-to-existing annotation and its status only', () => {
+  it('keeps identity, generation, the apply-to-existing annotation, the author record and its status only', () => {
     const obj = {
       apiVersion: 'api.kubemod.io/v1beta1',
       kind: 'ModRule',
@@ -126,7 +126,11 @@ describe('retainedModRule', () => {
         resourceVersion: '7',
         generation: 3,
         labels: { team: 'x' },
-        annotations: { 'api.kubemod.io/apply-to-existing': 'true', other: 'y' },
+        annotations: {
+          'api.kubemod.io/apply-to-existing': 'true',
+          'api.kubemod.io/author': '{"username":"alice","groups":[],"extra":{}}',
+          other: 'y',
+        },
         managedFields: [{ manager: 'kubectl' }],
       },
       spec: valid,
@@ -142,9 +146,17 @@ describe('retainedModRule', () => {
         uid: 'u1',
         resourceVersion: '7',
         generation: 3,
-        annotations: { 'api.kubemod.io/apply-to-existing': 'true' },
+        annotations: {
+          'api.kubemod.io/apply-to-existing': 'true',
+          'api.kubemod.io/author': '{"username":"alice","groups":[],"extra":{}}',
+        },
       },
       status: { applyToExisting: { phase: 'Running', updated: 4 } },
+    });
+    // An oversized value is no record the webhook wrote: not kept in memory.
+    const huge = { 'api.kubemod.io/author': 'x'.repeat(200_000) };
+    expect(retainedModRule({ metadata: { name: 'r', annotations: huge } })).toEqual({
+      metadata: { name: 'r' },
     });
     expect(retainedModRule({ metadata: { name: 'r', annotations: { other: 'y' } } })).toEqual({
       metadata: { name: 'r' },

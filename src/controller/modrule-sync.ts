@@ -1,6 +1,7 @@
 import { formatFieldErrors, validateModRule } from '../api/index.js';
 import type { JsonObject } from '../engine/json.js';
 import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
+import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../audit/author-record.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
 import type { Compilers } from '../engine/compilers.js';
 import { unexpectedCompileError } from '../rules/compile-modrule.js';
@@ -115,7 +116,8 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
 /**
  * What the ModRule informer keeps of a rule once it is compiled into the store: its identity and
  * generation (status writes, Events, telling status-only updates apart), and what the
- * apply-to-existing controller reads (its annotation and `status.applyToExisting`). The spec, the
+ * apply-to-existing controller reads (its annotation, the author record and
+ * `status.applyToExisting`). The spec, the
  * rest of the status and managedFields, most of the object, are not kept.
  */
 export function retainedModRule(obj: KubeObject): KubeObject {
@@ -125,11 +127,17 @@ export function retainedModRule(obj: KubeObject): KubeObject {
     const value = meta[field];
     if (typeof value === 'string' || typeof value === 'number') metadata[field] = value;
   }
-  const applyToExisting = isObject(meta.annotations)
-    ? meta.annotations[APPLY_TO_EXISTING_ANNOTATION]
-    : undefined;
+  const annotations: JsonObject = {};
+  const source = isObject(meta.annotations) ? meta.annotations : {};
+  const applyToExisting = source[APPLY_TO_EXISTING_ANNOTATION];
   if (typeof applyToExisting === 'string')
-    metadata.annotations = { [APPLY_TO_EXISTING_ANNOTATION]: applyToExisting };
+    annotations[APPLY_TO_EXISTING_ANNOTATION] = applyToExisting;
+  // The rule's author (the trust checks of apply-to-existing and the audit); a longer value is
+  // not a record the webhook wrote, and is dropped rather than kept in memory.
+  const author = source[AUTHOR_ANNOTATION];
+  if (typeof author === 'string' && author.length <= MAX_AUTHOR_CHARS)
+    annotations[AUTHOR_ANNOTATION] = author;
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   const status = isObject(obj.status) ? obj.status.applyToExisting : undefined;
   return status === undefined ? { metadata } : { metadata, status: { applyToExisting: status } };
 }

@@ -1,3 +1,4 @@
+import type { ApplyOptIn } from '../audit/apply-opt-in.js';
 import { isIP } from 'node:net';
 import type { WorkLimits } from '../engine/work-meter.js';
 import type { LogLevel } from '../observability/logger.js';
@@ -43,6 +44,8 @@ export interface OperatorConfig {
   readonly auditIntervalMs: number;
   /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
   readonly applyExistingRate: number;
+  /** Namespaces whose rules may use apply-to-existing (--apply-existing-namespace-label/-regex). */
+  readonly applyExistingOptIn: ApplyOptIn;
   /** Nice value of the helper threads (--helper-thread-nice; 0 leaves them alone). */
   readonly helperThreadNice: number;
 }

@@ -164,6 +164,7 @@ export async function startOperator(
   const operatorAudit = startOperatorAudit({
     auditIntervalMs: config.auditIntervalMs,
     applyExistingRate: config.applyExistingRate,
+    applyOptIn: config.applyExistingOptIn,
     client,
     store,
     modRules,

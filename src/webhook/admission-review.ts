@@ -5,6 +5,7 @@ import {
   type JsonPatchOperation,
   type JsonValue,
 } from '../engine/json.js';
+import { readUserInfo, type UserInfo } from '../audit/author-record.js';
 
 export const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];
@@ -29,6 +30,11 @@ export interface AdmissionRequest {
   readonly object: JsonObject | undefined;
   readonly oldObject: JsonObject | undefined;
   readonly dryRun: boolean;
+  /**
+   * The requesting user (recorded as a ModRule's author). 'too-large' when its canonical form
+   * exceeds MAX_AUTHOR_CHARS; undefined when the request carries none.
+   */
+  readonly userInfo: UserInfo | 'too-large' | undefined;
 }
 
 export interface ParsedAdmissionReview {
@@ -78,6 +84,7 @@ export function parseAdmissionReview(body: JsonValue): ParsedAdmissionReview {
       object: isJsonObject(request.object) ? request.object : undefined,
       oldObject: isJsonObject(request.oldObject) ? request.oldObject : undefined,
       dryRun: request.dryRun === true,
+      userInfo: readUserInfo(request.userInfo),
     },
   };
 }

@@ -163,6 +163,8 @@ describe.runIf(local)('audit of existing objects', () => {
       await kubectl(['create', 'namespace', ns]);
     await kubectl(['create', 'namespace', nsIgnored]);
     await kubectl(['label', 'namespace', nsIgnored, 'admission.kubemod.io/ignore=true']);
+    // The admin's opt-in for apply-to-existing (docs/audit.md); the operator runs as the admin.
+    await kubectl(['label', 'namespace', nsApply, 'apply-to-existing.kubemod.io/enabled=true']);
   });
 
   afterAll(async () => {
@@ -410,7 +412,7 @@ describe.runIf(local)('audit of existing objects', () => {
       'involvedObject.name=tier,reason=AppliedToExisting',
     ])) as { items: { message: string; type: string }[] };
     expect(events.items.map((e) => `${e.type}: ${e.message}`)).toEqual([
-      `Normal: Applied to existing objects: ${String(names.length)} updated, 0 failed.`,
+      `Normal: Applied to existing objects: ${String(names.length)} updated, 0 failed, 0 forbidden to the rule's author.`,
     ]);
 
     // The rule without the annotation left the Deployments that existed before it alone.

@@ -71,7 +71,11 @@ describe('bundle.yaml', () => {
   });
 
   it('is built from every YAML file under config/', () => {
-    expect([...yamlFiles(join(repoRoot, 'config'))].sort()).toEqual([...BUNDLE_SOURCES].sort());
+    // config/optional/ holds what an admin adds deliberately (docs/audit.md).
+    const files = yamlFiles(join(repoRoot, 'config')).filter(
+      (f) => !f.startsWith('config/optional/'),
+    );
+    expect(files.sort()).toEqual([...BUNDLE_SOURCES].sort());
   });
 
   it('says it is generated', () => {
@@ -166,7 +170,7 @@ describe('bundle.yaml', () => {
     expect(dragnet?.rules[0]?.resources).toHaveLength(21);
   });
 
-  it('keeps the audit permissions in two separate, droppable ClusterRoles', () => {
+  it('keeps the audit read permission in a separate, droppable ClusterRole', () => {
     interface Rule {
       apiGroups: string[];
       resources: string[];
@@ -175,25 +179,16 @@ describe('bundle.yaml', () => {
     const rules = (name: string): Rule[] => find('ClusterRole', name).rules as Rule[];
     const base = rules('kubemod-operator');
     const read = rules('kubemod-operator-audit');
-    const update = rules('kubemod-operator-apply-existing');
-    // The base role reads no workloads; the optional ones do, but never Secrets.
+    // The base role reads no workloads; the optional one does, but never Secrets.
     expect(base.flatMap((r) => r.resources)).not.toContain('deployments');
     expect(read.every((r) => r.verbs.join() === 'get,list')).toBe(true);
-    expect(update.every((r) => r.verbs.join() === 'update')).toBe(true);
-    for (const role of [read, update]) {
-      const resources = role.flatMap((r) => r.resources);
-      expect(resources).toEqual(expect.arrayContaining(['deployments', 'configmaps', 'pods']));
-      expect(resources).not.toContain('secrets');
-    }
-    expect(update.flatMap((r) => r.apiGroups)).not.toContain('rbac.authorization.k8s.io');
-    for (const name of ['kubemod-operator-audit', 'kubemod-operator-apply-existing']) {
-      expect(find('ClusterRoleBinding', name)).toMatchObject({
-        roleRef: { kind: 'ClusterRole', name },
-        subjects: [
-          { kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' },
-        ],
-      });
-    }
+    const resources = read.flatMap((r) => r.resources);
+    expect(resources).toEqual(expect.arrayContaining(['deployments', 'configmaps', 'pods']));
+    expect(resources).not.toContain('secrets');
+    expect(find('ClusterRoleBinding', 'kubemod-operator-audit')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'kubemod-operator-audit' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' }],
+    });
   });
 
   it('runs the operator locked down, with probes, and the image tagged with the package version', () => {
@@ -288,7 +283,9 @@ describe('bundle.yaml', () => {
       'Running',
       'Completed',
       'Ignored',
+      'Disabled',
     ]);
+    expect(status.applyToExisting?.properties?.forbidden).toMatchObject({ type: 'integer' });
     const spec = version?.schema.openAPIV3Schema.properties?.spec;
     const props = spec?.properties ?? {};
     expect(spec?.required).toEqual(['type', 'match']);
@@ -321,5 +318,83 @@ describe('bundle.yaml', () => {
       'targetNamespaceRegex',
       'type',
     ]);
+  });
+});
+
+describe('RBAC of the default bundle and the optional apply-to-existing piece', () => {
+  interface Rule {
+    apiGroups: string[];
+    resources: string[];
+    resourceNames?: string[];
+    verbs: string[];
+  }
+  const clusterRules = (docs: BundleObject[]): Rule[] =>
+    docs.filter((d) => d.kind === 'ClusterRole').flatMap((d) => d.rules as Rule[]);
+  /** `group/resource[names]: verb` for every write verb granted cluster-wide. */
+  const writes = (docs: BundleObject[]): string[] =>
+    clusterRules(docs)
+      .flatMap((r) =>
+        r.verbs
+          .filter((v) => ['update', 'patch', '*'].includes(v))
+          .flatMap((verb) =>
+            r.apiGroups.flatMap((g) =>
+              r.resources.map(
+                (res) =>
+                  `${g === '' ? 'core' : g}/${res}${r.resourceNames === undefined ? '' : `[${r.resourceNames.join(',')}]`}: ${verb}`,
+              ),
+            ),
+          ),
+      )
+      .sort();
+
+  it('grants no cluster-wide update or patch beyond the operator’s own bookkeeping', () => {
+    expect(writes(bundle())).toEqual([
+      'admissionregistration.k8s.io/mutatingwebhookconfigurations[kubemod-mutating-webhook-configuration]: patch',
+      'admissionregistration.k8s.io/mutatingwebhookconfigurations[kubemod-mutating-webhook-configuration]: update',
+      'admissionregistration.k8s.io/validatingwebhookconfigurations[kubemod-validating-webhook-configuration]: patch',
+      'admissionregistration.k8s.io/validatingwebhookconfigurations[kubemod-validating-webhook-configuration]: update',
+      'api.kubemod.io/modrules/status: patch',
+      'api.kubemod.io/modrules/status: update',
+      'core/events: patch',
+      'core/pods: patch',
+      'events.k8s.io/events: patch',
+    ]);
+    expect(bundle().some((d) => d.metadata?.name === 'kubemod-operator-apply-existing')).toBe(
+      false,
+    );
+  });
+
+  it('lets the operator ask access reviews, and nothing more on authorization.k8s.io', () => {
+    const reviews = clusterRules(bundle()).filter((r) =>
+      r.apiGroups.includes('authorization.k8s.io'),
+    );
+    expect(reviews).toEqual([
+      {
+        apiGroups: ['authorization.k8s.io'],
+        resources: ['subjectaccessreviews', 'selfsubjectaccessreviews'],
+        verbs: ['create'],
+      },
+    ]);
+  });
+
+  it('keeps the update permission in config/optional/apply-to-existing-rbac.yaml, bound to the operator', () => {
+    const source = 'config/optional/apply-to-existing-rbac.yaml';
+    const docs = parseDocuments(readFileSync(join(repoRoot, source), 'utf8'), source);
+    const update = writes(docs);
+    expect(update.every((w) => w.endsWith(': update'))).toBe(true);
+    expect(update).toEqual(
+      expect.arrayContaining([
+        'apps/deployments: update',
+        'core/configmaps: update',
+        'core/pods: update',
+      ]),
+    );
+    expect(
+      update.some((w) => w.includes('secrets') || w.includes('rbac.authorization.k8s.io')),
+    ).toBe(false);
+    expect(docs.find((d) => d.kind === 'ClusterRoleBinding')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'kubemod-operator-apply-existing' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' }],
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { AUTHOR_ANNOTATION } from '../../../src/audit/author-record.js';
 import { expect } from 'vitest';
 import type { RuleFailure } from '../../../src/engine/evaluate.js';
 import type { JsonObject, JsonPatchOperation } from '../../../src/engine/json.js';
@@ -177,8 +178,16 @@ export function modRule(name: string, spec: JsonObject, namespace = TENANT): Jso
   };
 }
 
-/** An AdmissionReview asking the validating webhook about `rule`. */
+/**
+ * An AdmissionReview asking the validating webhook about `rule`, as the mutating webhook leaves
+ * it: with the harness user recorded as its author (api.kubemod.io/author).
+ */
 export function validateReviewJson(rule: JsonObject): string {
+  const metadata = (rule.metadata ?? {}) as JsonObject;
+  const authored: JsonObject = {
+    ...rule,
+    metadata: { ...metadata, annotations: { [AUTHOR_ANNOTATION]: HARNESS_AUTHOR } },
+  };
   return JSON.stringify(
     admissionReview({
       operation: 'CREATE',
@@ -187,10 +196,14 @@ export function validateReviewJson(rule: JsonObject): string {
       resource: 'modrules',
       namespace: TENANT,
       name: 'hostile',
-      object: rule,
+      object: authored,
     }),
   );
 }
+
+/** The author record of the harness's user (kubernetes-admin). */
+const HARNESS_AUTHOR =
+  '{"username":"kubernetes-admin","groups":["system:masters","system:authenticated"],"extra":{}}';
 
 const PROBE_REVIEW = JSON.stringify(
   admissionReview({

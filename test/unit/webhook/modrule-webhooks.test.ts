@@ -1,5 +1,6 @@
 import fastJsonPatch from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AUTHOR_ANNOTATION } from '../../../src/audit/author-record.js';
 import type { JsonObject } from '../../../src/engine/json.js';
 import { admissionReview, decodePatch, responseOf, startHarness, type Harness } from './harness.js';
 
@@ -23,12 +24,26 @@ const INVALID: JsonObject = {
   },
 };
 
+/** The author record of the harness's user (kubernetes-admin), as the mutating webhook writes it. */
+const ADMIN_AUTHOR =
+  '{"username":"kubernetes-admin","groups":["system:masters","system:authenticated"],"extra":{}}';
+
+function authored(object: JsonObject, author: string = ADMIN_AUTHOR): JsonObject {
+  const metadata = (object.metadata ?? {}) as JsonObject;
+  const annotations = (metadata.annotations ?? {}) as JsonObject;
+  return {
+    ...object,
+    metadata: { ...metadata, annotations: { ...annotations, [AUTHOR_ANNOTATION]: author } },
+  };
+}
+
 function modRuleReview(
   operation: 'CREATE' | 'UPDATE' | 'DELETE',
   object: JsonObject,
   apiVersion?: 'admission.k8s.io/v1beta1',
+  userInfo?: JsonObject | null,
 ): JsonObject {
-  return admissionReview({
+  const review = admissionReview({
     apiVersion,
     operation,
     kind: 'ModRule',
@@ -39,6 +54,8 @@ function modRuleReview(
     object: operation === 'DELETE' ? null : object,
     oldObject: operation === 'CREATE' ? null : object,
   });
+  if (userInfo !== undefined) (review.request as JsonObject).userInfo = userInfo;
+  return review;
 }
 
 describe('POST /validate-api-kubemod-io-v1beta1-modrule', () => {
@@ -92,7 +109,7 @@ describe('POST /validate-api-kubemod-io-v1beta1-modrule', () => {
     };
     const ok = await harness.post(
       '/validate-api-kubemod-io-v1beta1-modrule',
-      modRuleReview('CREATE', valid),
+      modRuleReview('CREATE', authored(valid)),
     );
     expect(responseOf(ok).response).toEqual({ uid: 'uid-1', allowed: true });
     const del = await harness.post(
@@ -130,6 +147,7 @@ describe('POST /mutate-api-kubemod-io-v1beta1-modrule', () => {
       structuredClone(rule),
       decodePatch(response) as fastJsonPatch.Operation[],
     ).newDocument;
+    expect(patched.metadata).toEqual(authored(rule).metadata);
     expect(patched.spec).toEqual({
       ...(rule.spec as JsonObject),
       executionTier: 0,
@@ -156,12 +174,12 @@ describe('POST /mutate-api-kubemod-io-v1beta1-modrule', () => {
     };
     const same = await harness.post(
       '/mutate-api-kubemod-io-v1beta1-modrule',
-      modRuleReview('CREATE', rule),
+      modRuleReview('CREATE', authored(rule)),
     );
     expect(responseOf(same).response).toEqual({ uid: 'uid-1', allowed: true });
     const invalid = await harness.post(
       '/mutate-api-kubemod-io-v1beta1-modrule',
-      modRuleReview('CREATE', { ...rule, spec: { type: 'Nope' } }),
+      modRuleReview('CREATE', authored({ ...rule, spec: { type: 'Nope' } })),
     );
     expect(responseOf(invalid).response).toEqual({ uid: 'uid-1', allowed: true });
   });
@@ -251,4 +269,108 @@ describe('POST /podbinding-webhook', () => {
     );
     expect(responseOf(answer).response).toEqual({ uid: 'uid-1', allowed: true });
   });
+});
+
+describe('ModRule author record', () => {
+  const TENANT_AUTHOR =
+    '{"username":"alice","uid":"u-123","groups":["team-shop","system:authenticated"],"extra":{"__proto__":["x"],"a.example/team":["shop"],"z.example/scope":["b","a"]}}';
+  const RULE: JsonObject = {
+    apiVersion: 'api.kubemod.io/v1beta1',
+    kind: 'ModRule',
+    metadata: { name: 'x', namespace: 'default' },
+    spec: {
+      type: 'Patch',
+      executionTier: 0,
+      admissionOperations: ['CREATE', 'UPDATE'],
+      match: [{ select: '$.kind', matchValue: 'Deployment', matchFor: 'Any' }],
+      patch: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'evil' }],
+    },
+  };
+  // As the API server sends it: extra unsorted, and a key that is special in JavaScript objects.
+  const tenantInfo = JSON.parse(
+    '{"username":"alice","uid":"u-123","groups":["team-shop","system:authenticated"],"extra":{"z.example/scope":["b","a"],"a.example/team":["shop"],"__proto__":["x"]}}',
+  ) as JsonObject;
+
+  async function mutate(
+    object: JsonObject,
+    userInfo: JsonObject | null,
+  ): Promise<{
+    metadata: JsonObject;
+    warnings: string[] | undefined;
+  }> {
+    harness ??= await startHarness();
+    const answer = await harness.post(
+      '/mutate-api-kubemod-io-v1beta1-modrule',
+      modRuleReview('UPDATE', object, undefined, userInfo),
+    );
+    const { response } = responseOf(answer);
+    expect(response.allowed).toBe(true);
+    const patched =
+      response.patch === undefined
+        ? object
+        : fastJsonPatch.applyPatch(
+            structuredClone(object),
+            decodePatch(response) as fastJsonPatch.Operation[],
+          ).newDocument;
+    return { metadata: patched.metadata as JsonObject, warnings: response.warnings };
+  }
+
+  it.each([
+    ['a forged admin identity', authored(RULE, ADMIN_AUTHOR)],
+    ['garbage', authored(RULE, 'not json')],
+    ['nothing', RULE],
+  ])('replaces %s in the annotation with the requesting tenant', async (_what, object) => {
+    const { metadata } = await mutate(object, tenantInfo);
+    expect((metadata.annotations as JsonObject)[AUTHOR_ANNOTATION]).toBe(TENANT_AUTHOR);
+  });
+
+  it('records the author on invalid rules too (the validator refuses them anyway)', async () => {
+    const { metadata } = await mutate(
+      authored({ ...RULE, spec: { type: 'Nope' } }, ADMIN_AUTHOR),
+      tenantInfo,
+    );
+    expect((metadata.annotations as JsonObject)[AUTHOR_ANNOTATION]).toBe(TENANT_AUTHOR);
+  });
+
+  it('removes a forged author when the requester cannot be recorded, and warns', async () => {
+    const huge = {
+      username: 'bob',
+      groups: Array.from({ length: 2000 }, (_, i) => `group-${String(i)}`),
+    };
+    const { metadata, warnings } = await mutate(
+      authored({
+        ...RULE,
+        metadata: { ...(RULE.metadata as JsonObject), annotations: { keep: 'me' } },
+      }),
+      huge,
+    );
+    expect(metadata.annotations).toEqual({ keep: 'me' });
+    expect(warnings?.[0]).toMatch(/^the author of this ModRule was not recorded/);
+    const none = await mutate(authored(RULE), null);
+    expect(none.metadata.annotations).toEqual({});
+  });
+
+  it.each([
+    ['the requester', tenantInfo, TENANT_AUTHOR, true],
+    ['someone else', tenantInfo, ADMIN_AUTHOR, false],
+    ['absent for a requester that is recorded', tenantInfo, undefined, false],
+    ['present without a requester', null, TENANT_AUTHOR, false],
+    ['absent without a requester', null, undefined, true],
+  ])(
+    'the validating webhook compares the author with the request (%s)',
+    async (_what, userInfo, author, allowed) => {
+      harness ??= await startHarness();
+      const object = author === undefined ? RULE : authored(RULE, author);
+      const answer = await harness.post(
+        '/validate-api-kubemod-io-v1beta1-modrule',
+        modRuleReview('CREATE', object, undefined, userInfo),
+      );
+      const { response } = responseOf(answer);
+      expect(response.allowed).toBe(allowed);
+      if (!allowed)
+        expect(response.status?.message).toMatch(
+          /^ModRule default\/x is invalid: metadata\.annotations\[api\.kubemod\.io\/author\]: must be /,
+        );
+    },
+  );
 });
