@@ -9,8 +9,15 @@ import {
   type ApplyJobOptions,
   type ObjectOutcome,
 } from './apply-existing.js';
+import type { AuthorAccess } from './apply-gate.js';
 import { DEPLOYMENTS, FakeAuditApi } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';
+import { TokenBucket } from './token-bucket.js';
+
+const ALLOW_ALL: AuthorAccess = {
+  mayList: () => Promise.resolve(true),
+  mayUpdate: () => Promise.resolve(true),
+};
 
 const deployment = (name: string, labels: Record<string, string> = {}): JsonObject => ({
   metadata: { name, namespace: 'shop', labels },
@@ -42,18 +49,28 @@ function harness(rules = [tier]): {
   const outcomes: string[] = [];
   const waits: number[] = [];
   let clock = 0;
+  const bucket = new TokenBucket({
+    ratePerSecond: 4,
+    burst: 1,
+    now: () => clock,
+    delay: (ms) => {
+      waits.push(ms);
+      clock += ms;
+      return Promise.resolve();
+    },
+  });
   const options = (overrides: Partial<ApplyJobOptions> = {}): ApplyJobOptions => ({
     api,
     rule: rules[0] ?? tier,
     tasks: [{ target: DEPLOYMENTS, namespace: 'shop', fallbackNamespaces: [] }],
     namespaces: undefined,
     evaluate: (object) => run(object),
-    ratePerSecond: 4,
-    now: () => clock,
-    delay: (ms) => {
-      waits.push(ms);
-      clock += ms;
-      return Promise.resolve();
+    access: ALLOW_ALL,
+    limiter: {
+      acquire: async (_target, _current, _patched, signal) => {
+        await bucket.take(signal);
+        return () => undefined;
+      },
     },
     signal: new AbortController().signal,
     checkContinue: () => undefined,
@@ -64,7 +81,7 @@ function harness(rules = [tier]): {
       );
     },
     onUnreadable: () => undefined,
-    initial: { updated: 0, failed: 0 },
+    initial: { updated: 0, forbidden: 0, failed: 0 },
     ...overrides,
   });
   return { api, store, options, outcomes, waits };
@@ -83,7 +100,7 @@ describe('runApplyJob', () => {
     api.add(DEPLOYMENTS, deployment('d'));
 
     const counts = await runApplyJob(options());
-    expect(counts).toEqual({ updated: 3, failed: 0 });
+    expect(counts).toEqual({ updated: 3, forbidden: 0, failed: 0 });
     expect(outcomes).toEqual(['a:updated', 'b:updated', 'd:updated']);
     for (const name of ['a', 'b', 'd']) {
       expect(api.updates(name)).toBe(1);
@@ -96,7 +113,7 @@ describe('runApplyJob', () => {
 
     // Run again (a new leader resuming): every object conforms, nothing is written.
     const again = await runApplyJob(options({ initial: counts }));
-    expect(again).toEqual({ updated: 3, failed: 0 });
+    expect(again).toEqual({ updated: 3, forbidden: 0, failed: 0 });
     expect(['a', 'b', 'c', 'd'].map((n) => api.updates(n))).toEqual([1, 1, 0, 1]);
   });
 
@@ -113,13 +130,13 @@ describe('runApplyJob', () => {
     const { api, options, outcomes } = harness([tier, rejecter]);
     api.add(DEPLOYMENTS, deployment('a'));
     api.add(DEPLOYMENTS, deployment('b'));
-    expect(await runApplyJob(options())).toEqual({ updated: 1, failed: 1 });
+    expect(await runApplyJob(options())).toEqual({ updated: 1, forbidden: 0, failed: 1 });
     expect(outcomes).toEqual(['a:updated', 'b:failed:an update would be rejected: shop/no-b']);
     expect(api.updates('b')).toBe(0);
 
     const second = harness([appender]);
     second.api.add(DEPLOYMENTS, deployment('a'));
-    expect(await runApplyJob(second.options())).toEqual({ updated: 0, failed: 1 });
+    expect(await runApplyJob(second.options())).toEqual({ updated: 0, forbidden: 0, failed: 1 });
     expect(second.outcomes[0]).toMatch(/not idempotent/);
     expect(second.api.updates('a')).toBe(0);
   });
@@ -135,7 +152,7 @@ describe('runApplyJob', () => {
         ((o.metadata as JsonObject).labels as JsonObject).edited = 'by-someone';
       });
     };
-    expect(await runApplyJob(options())).toEqual({ updated: 1, failed: 0 });
+    expect(await runApplyJob(options())).toEqual({ updated: 1, forbidden: 0, failed: 0 });
     expect(outcomes).toEqual(['a:updated']);
     const stored = JSON.stringify(api.find(DEPLOYMENTS, 'shop', 'a'));
     expect(stored).toContain('"edited":"by-someone"');
@@ -147,7 +164,7 @@ describe('runApplyJob', () => {
     const { api, options, outcomes } = harness();
     api.admit = (object) => object;
     api.add(DEPLOYMENTS, deployment('a'));
-    expect(await runApplyJob(options())).toEqual({ updated: 0, failed: 1 });
+    expect(await runApplyJob(options())).toEqual({ updated: 0, forbidden: 0, failed: 1 });
     expect(outcomes[0]).toMatch(/admitted without the patch/);
   });
 
@@ -165,8 +182,11 @@ describe('runApplyJob', () => {
     await expect(job).rejects.toBeInstanceOf(JobInterrupted);
     expect(outcomes).toEqual(['a:updated']);
     allowed = 10;
-    expect(await runApplyJob(options({ initial: { updated: 1, failed: 0 } }))).toEqual({
+    expect(
+      await runApplyJob(options({ initial: { updated: 1, forbidden: 0, failed: 0 } })),
+    ).toEqual({
       updated: 3,
+      forbidden: 0,
       failed: 0,
     });
     expect(['a', 'b', 'c'].map((n) => api.updates(n))).toEqual([1, 1, 1]);

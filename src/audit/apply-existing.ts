@@ -3,6 +3,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import { KubeApiError } from '../controller/kube-client.js';
+import type { AuthorAccess } from './apply-gate.js';
 import type { AuditApi } from './audit-api.js';
 import { identityOf, verdictOf } from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';
@@ -18,6 +19,22 @@ export interface ApplyCounts {
   updated: number;
   /** Objects that could not be brought in line (reason logged per object). */
   failed: number;
+  /** Objects the rule's author may not update: never touched, never described. */
+  forbidden: number;
+}
+
+/**
+ * Paces the writes of a job (rates, rollouts): `acquire` resolves when the object may be written,
+ * with a function to call after the write (with the stored object, or undefined when the write
+ * failed).
+ */
+export interface WriteLimiter {
+  acquire(
+    target: TargetResource,
+    current: JsonObject,
+    patched: JsonObject,
+    signal: AbortSignal,
+  ): Promise<(stored: JsonObject | undefined) => void>;
 }
 
 /** What happened to one object. */
@@ -41,10 +58,10 @@ export interface ApplyJobOptions {
   readonly namespaces: ReadonlyMap<string, JsonObject> | undefined;
   /** Evaluates the object as an UPDATE of itself through the webhook's evaluation. */
   readonly evaluate: (object: JsonObject, target: TargetResource) => EvaluationResult;
-  /** Objects updated per second at most. */
-  readonly ratePerSecond: number;
-  readonly now: () => number;
-  readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** What the rule's author may do (objects it may not update are never written). */
+  readonly access: AuthorAccess;
+  /** Paces the writes (per-namespace and global rates, rollouts in flight). */
+  readonly limiter: WriteLimiter;
   readonly signal: AbortSignal;
   /** Throws JobInterrupted when the job must stop (checked before every object). */
   readonly checkContinue: () => void;
@@ -86,8 +103,6 @@ function statusOf(err: unknown): number {
 export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts> {
   const counts: ApplyCounts = { ...options.initial };
   const ruleKey = options.rule.key;
-  const interval = 1000 / options.ratePerSecond;
-  let nextWriteAt = 0;
 
   const contributes = (
     object: JsonObject,
@@ -95,13 +110,6 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
   ): EvaluationResult | undefined => {
     const result = options.evaluate(object, target);
     return verdictOf(result).patchingRules.includes(ruleKey) ? result : undefined;
-  };
-
-  const throttle = async (): Promise<void> => {
-    const now = options.now();
-    if (now < nextWriteAt) await options.delay(nextWriteAt - now, options.signal);
-    if (options.signal.aborted) throw new JobInterrupted('stopping');
-    nextWriteAt = Math.max(now, nextWriteAt) + interval;
   };
 
   const processObject = async (
@@ -124,12 +132,23 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
           reason: 'the rule is not idempotent: it would patch the object again on every update',
         };
       options.checkContinue();
-      await throttle();
-      options.checkContinue();
+      const release = await options.limiter.acquire(target, object, result.patched, options.signal);
+      if (options.signal.aborted) {
+        release(undefined);
+        throw new JobInterrupted('stopping');
+      }
+      try {
+        options.checkContinue();
+      } catch (err) {
+        release(undefined);
+        throw err;
+      }
       let stored: JsonObject;
       try {
         stored = await options.api.update(target, object);
+        release(stored);
       } catch (err) {
+        release(undefined);
         const status = statusOf(err);
         if (status === 404) return { kind: 'skipped' };
         if (status !== 409 || attempt === MAX_ATTEMPTS)

@@ -6,7 +6,11 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { evaluateAdmission } from '../webhook/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
-import { createApplyExistingController } from './apply-existing-controller.js';
+import {
+  createApplyExistingController,
+  DEFAULT_APPLY_SCHEDULING,
+} from './apply-existing-controller.js';
+import type { ApplyGate } from './apply-gate.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
 import { discoverTargets } from './cluster-inputs.js';
@@ -23,9 +27,15 @@ import {
 export interface OperatorAuditSettings {
   /** Periodic audit interval; 0 turns the periodic audit off. */
   readonly auditIntervalMs: number;
-  /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
+  /** Objects per second one namespace's apply-to-existing jobs update; 0 turns apply-to-existing off. */
   readonly applyExistingRate: number;
-  /** Wait after a rule is loaded before its job starts (every replica loads it meanwhile). */
+  /** Objects per second all apply-to-existing jobs together update at most. */
+  readonly applyExistingMaxRate: number;
+  /** Workloads of one namespace rolling out because of apply-to-existing at a time at most. */
+  readonly applyExistingMaxRollouts: number;
+  /** A rollout stops counting against that bound after this long. */
+  readonly applyExistingRolloutTimeoutMs: number;
+  /** Wait after a rule is first seen before its job may start (every replica loads it meanwhile). */
   readonly applyExistingSettleMs?: number;
 }
 
@@ -39,6 +49,8 @@ export interface OperatorAuditOptions extends OperatorAuditSettings {
   readonly refs: SyntheticRefLookups;
   readonly limits: Pick<WebhookLimits, 'template' | 'work'>;
   readonly isLeader: () => boolean;
+  /** The trust checks of apply-to-existing (the namespace opt-in, the author's access). */
+  readonly applyGate: ApplyGate;
   readonly metrics: Metrics;
   readonly logger: Logger;
   readonly now: () => number;
@@ -130,9 +142,16 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
               },
               deps,
             ),
+          gate: options.applyGate,
           isLeader: options.isLeader,
-          ratePerSecond: options.applyExistingRate,
-          settleMs: options.applyExistingSettleMs ?? 3_000,
+          scheduling: {
+            ...DEFAULT_APPLY_SCHEDULING,
+            ratePerSecond: options.applyExistingRate,
+            maxRatePerSecond: options.applyExistingMaxRate,
+            maxRollouts: options.applyExistingMaxRollouts,
+            rolloutTimeoutMs: options.applyExistingRolloutTimeoutMs,
+            settleMs: options.applyExistingSettleMs ?? DEFAULT_APPLY_SCHEDULING.settleMs,
+          },
           pageSize: 50,
           metrics,
           logger: options.logger,

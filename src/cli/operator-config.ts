@@ -54,8 +54,17 @@ Options:
   --shutdown-grace-ms <ms>       time in-flight requests get on SIGTERM/SIGINT (default 10000)
   --audit-interval-seconds <n>   the leader audits existing objects every n seconds and writes
                                  per-rule counts to ModRule status and metrics (default 0: off)
-  --apply-existing-rate <n>      objects per second apply-to-existing jobs update (default 5;
-                                 0 turns the api.kubemod.io/apply-to-existing annotation off)
+  --apply-existing-rate <n>      objects per second the apply-to-existing jobs of one namespace
+                                 update (default 2; 0 turns the api.kubemod.io/apply-to-existing
+                                 annotation off)
+  --apply-existing-max-rate <n>  objects per second all apply-to-existing jobs update together
+                                 (default 10)
+  --apply-existing-max-rollouts <n>
+                                 workloads of one namespace rolling out because of
+                                 apply-to-existing at a time (default 2)
+  --apply-existing-rollout-timeout-seconds <n>
+                                 a rollout stops counting against that bound after n seconds
+                                 (default 600; a Deployment's progressDeadlineSeconds if shorter)
 ${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
@@ -91,6 +100,9 @@ export function parseOperatorArgs(
         'shutdown-grace-ms': { type: 'string' },
         'audit-interval-seconds': { type: 'string' },
         'apply-existing-rate': { type: 'string' },
+        'apply-existing-max-rate': { type: 'string' },
+        'apply-existing-max-rollouts': { type: 'string' },
+        'apply-existing-rollout-timeout-seconds': { type: 'string' },
         'helper-thread-nice': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -171,10 +183,32 @@ export function parseOperatorArgs(
       applyExistingRate: integerFlag(
         values['apply-existing-rate'],
         '--apply-existing-rate',
-        5,
+        2,
         0,
         1000,
       ),
+      applyExistingMaxRate: integerFlag(
+        values['apply-existing-max-rate'],
+        '--apply-existing-max-rate',
+        10,
+        1,
+        10_000,
+      ),
+      applyExistingMaxRollouts: integerFlag(
+        values['apply-existing-max-rollouts'],
+        '--apply-existing-max-rollouts',
+        2,
+        1,
+        1000,
+      ),
+      applyExistingRolloutTimeoutMs:
+        integerFlag(
+          values['apply-existing-rollout-timeout-seconds'],
+          '--apply-existing-rollout-timeout-seconds',
+          600,
+          1,
+          86_400,
+        ) * 1000,
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
     },
   };

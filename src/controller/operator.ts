@@ -164,6 +164,9 @@ export async function startOperator(
   const operatorAudit = startOperatorAudit({
     auditIntervalMs: config.auditIntervalMs,
     applyExistingRate: config.applyExistingRate,
+    applyExistingMaxRate: config.applyExistingMaxRate,
+    applyExistingMaxRollouts: config.applyExistingMaxRollouts,
+    applyExistingRolloutTimeoutMs: config.applyExistingRolloutTimeoutMs,
     client,
     store,
     modRules,
@@ -172,6 +175,15 @@ export async function startOperator(
     refs,
     limits: { template: {}, work: config.work },
     isLeader: () => elector.isLeader,
+    // Placeholder until the trust checks (issue 26, item 1) construct the real gate here: allows
+    // every rule with the operator's own access, which is what the feature did before the gate.
+    applyGate: {
+      enabled: () => Promise.resolve({ allowed: true }),
+      accessFor: () => ({
+        mayList: () => Promise.resolve(true),
+        mayUpdate: () => Promise.resolve(true),
+      }),
+    },
     metrics,
     logger,
     now: rt.now,
