@@ -10,6 +10,7 @@ import { incarnationOf, jobDue } from './apply-status.js';
 import type { AuditApi, RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';
 import { createCachedTargets } from './cached-targets.js';
+import { DeferredKeys } from './deferred-keys.js';
 import { FairQueue } from './fair-queue.js';
 import { identityOf } from './object-verdict.js';
 import type { TargetResource } from './target-resources.js';
@@ -108,8 +109,6 @@ export function createApplyExistingController(
   const active = new Map<string, { readonly key: string; readonly since: number }>();
   /** Rule → the incarnation first seen and when (the settle runs from there). */
   const firstSeen = new Map<string, { readonly incarnation: string; readonly at: number }>();
-  /** Rules with a timer pending (settle or retry): not queued meanwhile. */
-  const timers = new Set<string>();
   /** Jobs this replica finished or found disabled, `ns/name` → incarnation (the informer may lag behind our status write). */
   const settled = new Map<string, string>();
   const jobs = new Set<Promise<void>>();
@@ -131,14 +130,16 @@ export function createApplyExistingController(
     signal: lifetime.signal,
   });
 
+  /** Disabled rules waiting for their re-check: looked at again from scratch when it comes. */
+  const recheck = new Set<string>();
+  /** Rules whose settle or retry is pending (one timer for all); not queued meanwhile. */
+  const waiting = new DeferredKeys(options, lifetime.signal, (key) => {
+    if (recheck.delete(key)) settled.delete(key);
+    consider(key);
+  });
   const later = (key: string, ms: number, forget: boolean): void => {
-    if (timers.has(key)) return;
-    timers.add(key);
-    void options.delay(ms, lifetime.signal).then(() => {
-      timers.delete(key);
-      if (forget) settled.delete(key);
-      consider(key);
-    });
+    if (forget) recheck.add(key);
+    waiting.add(key, options.now() + ms);
   };
 
   const busy = (namespace: string): boolean => active.has(namespace);
@@ -217,7 +218,7 @@ export function createApplyExistingController(
       return;
     }
     const incarnation = incarnationOf(obj);
-    if (settled.get(key) === incarnation || timers.has(key)) return;
+    if (settled.get(key) === incarnation || waiting.has(key)) return;
     const now = options.now();
     let seen = firstSeen.get(key);
     if (seen?.incarnation !== incarnation) {

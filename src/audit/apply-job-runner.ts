@@ -17,6 +17,7 @@ import type { AuditApi, RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';
 import type { CachedTargets } from './cached-targets.js';
 import { identityOf } from './object-verdict.js';
+import { prefilteredEvaluate } from './rule-prefilter.js';
 import { planListTasks } from './scope-plan.js';
 import type { TargetResource } from './target-resources.js';
 
@@ -212,7 +213,7 @@ export function createApplyJobRunner(options: ApplyJobRunnerOptions): {
         rule,
         tasks,
         namespaces: options.namespaces(),
-        evaluate: options.evaluate,
+        evaluate: prefilteredEvaluate(rule, options.store, options.evaluate),
         access: options.gate.accessFor(obj),
         limiter: turn.limiter,
         signal: options.signal,
