@@ -132,7 +132,10 @@ export class RolloutLimiter {
           this.settle(namespace, slot, target, stored);
         };
       }
-      await this.options.delay(this.options.pollMs, signal);
+      // Poll, or wake at the first deadline when that comes sooner.
+      const firstDeadline = Math.min(...list.map((slot) => slot.deadline));
+      const untilDeadline = Math.max(0, firstDeadline - this.options.now());
+      await this.options.delay(Math.min(this.options.pollMs, untilDeadline), signal);
     }
   }
 
