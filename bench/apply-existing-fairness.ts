@@ -10,7 +10,8 @@
  *
  * Namespace tenant-a holds BENCH_RULES (default 10,000) annotated Patch rules and
  * BENCH_GROUPS × 3 ConfigMaps (default 100 groups: each rule matches the 3 ConfigMaps of its
- * group). All of tenant-a's jobs are queued at t = 0. After BENCH_JOIN_S (default 10) seconds,
+ * group). With BENCH_NAMESPACES = n > 1 the rules and groups are spread over n namespaces
+ * tenant-a0 … (more busy namespaces than the scheduler's 8 slots, say). All of tenant-a's jobs are queued at t = 0. After BENCH_JOIN_S (default 10) seconds,
  * one annotated rule appears in tenant-b (3 ConfigMaps). Reported: the delay until tenant-b's
  * first object is updated and its job completes; tenant-a's jobs and writes per second; API
  * calls; event-loop delay; heap and RSS. The run lasts BENCH_SECONDS (default 40).
@@ -85,6 +86,8 @@ async function main(): Promise<void> {
   const joinS = envInt('BENCH_JOIN_S', 10);
   const seconds = envInt('BENCH_SECONDS', 40);
   const latencyMs = envInt('BENCH_LATENCY_MS', 2);
+  const spread = Math.max(1, envInt('BENCH_NAMESPACES', 1));
+  const nsOf = (i: number): string => (spread === 1 ? 'tenant-a' : `tenant-a${String(i % spread)}`);
   const settings = DEFAULT_APPLY_SCHEDULING;
 
   const api = new MemoryAuditApi(
@@ -102,15 +105,16 @@ async function main(): Promise<void> {
   const heapBefore = process.memoryUsage().heapUsed;
   for (let i = 0; i < rules; i++) {
     const name = `r${String(i)}`;
-    store.put(labelRule('tenant-a', name, `g${String(i % groups)}`));
-    objects.set(`tenant-a/${name}`, ruleObject('tenant-a', name));
+    const g = i % groups;
+    store.put(labelRule(nsOf(g), name, `g${String(g)}`));
+    objects.set(`${nsOf(g)}/${name}`, ruleObject(nsOf(g), name));
   }
   for (let g = 0; g < groups; g++)
     for (let k = 0; k < 3; k++)
       api.add(CONFIGMAPS, {
         metadata: {
           name: `cm-${String(g)}-${String(k)}`,
-          namespace: 'tenant-a',
+          namespace: nsOf(g),
           labels: { group: `g${String(g)}` },
           annotations: {},
         },
@@ -156,7 +160,7 @@ async function main(): Promise<void> {
   };
   const writes = { a: 0, b: 0, firstB: undefined as number | undefined };
   api.onUpdate = (object) => {
-    if (identityOf(object).namespace === 'tenant-a') writes.a++;
+    if (identityOf(object).namespace?.startsWith('tenant-a') === true) writes.a++;
     else {
       writes.b++;
       writes.firstB ??= Date.now();
@@ -207,7 +211,7 @@ async function main(): Promise<void> {
   controller.consider('tenant-b/b1');
   const end = start + seconds * 1000;
   while (Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
-  const aJobs = [...completedAt.keys()].filter((k) => k.startsWith('tenant-a/')).length;
+  const aJobs = [...completedAt.keys()].filter((k) => k.startsWith('tenant-a')).length;
   const aWrites = writes.a;
   const running = controller.running;
   const queued = controller.queued;
@@ -219,7 +223,7 @@ async function main(): Promise<void> {
 
   const ms = (n: number | undefined): string => (n === undefined ? 'never' : `${String(n)} ms`);
   console.log(
-    `apply-to-existing fairness: ${String(rules)} annotated rules in tenant-a (${String(groups * 3)} ConfigMaps, 3 per rule), 1 in tenant-b after ${String(joinS)} s; API latency ${String(latencyMs)} ms; defaults: ${String(settings.ratePerSecond)}/s per namespace, ${String(settings.maxRatePerSecond)}/s in all, settle ${String(settings.settleMs)} ms`,
+    `apply-to-existing fairness: ${String(rules)} annotated rules in ${spread === 1 ? 'tenant-a' : `${String(spread)} namespaces tenant-a*`} (${String(groups * 3)} ConfigMaps, 3 per rule), 1 in tenant-b after ${String(joinS)} s; API latency ${String(latencyMs)} ms; defaults: ${String(settings.ratePerSecond)}/s per namespace, ${String(settings.maxRatePerSecond)}/s in all, settle ${String(settings.settleMs)} ms`,
   );
   console.log(`  ${String(rules)} consider() calls: ${String(queuedIn)} ms`);
   console.log(
