@@ -414,7 +414,7 @@ describe.runIf(local)('audit of existing objects', () => {
       'involvedObject.name=tier,reason=AppliedToExisting',
     ])) as { items: { message: string; type: string }[] };
     expect(events.items.map((e) => `${e.type}: ${e.message}`)).toEqual([
-      `Normal: Applied to existing objects: ${String(names.length)} updated, 0 failed.`,
+      `Normal: Applied to existing objects: ${String(names.length)} updated, 0 forbidden, 0 failed.`,
     ]);
 
     // The rule without the annotation left the Deployments that existed before it alone.
