@@ -1,34 +1,52 @@
 import type { EvaluationResult } from '../engine/evaluate.js';
-import { isJsonObject, type JsonObject } from '../engine/json.js';
-import type { CompiledRule } from '../engine/rule.js';
+import type { JsonObject } from '../engine/json.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
-import { isStatus } from '../controller/kube-client.js';
 import type { Logger } from '../observability/logger.js';
+import type { ApplyGate } from './apply-gate.js';
+import { createApplyJobRunner, type JobResult } from './apply-job-runner.js';
+import { createApplyPacing, type ApplyPacingSettings } from './apply-pacing.js';
+import { incarnationOf, jobDue } from './apply-status.js';
 import type { AuditApi, RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';
-import type { ApplyGate } from './apply-gate.js';
-import {
-  APPLY_TO_EXISTING_ANNOTATION,
-  JobInterrupted,
-  runApplyJob,
-  type ApplyCounts,
-} from './apply-existing.js';
+import { createCachedTargets } from './cached-targets.js';
+import { DeferredKeys } from './deferred-keys.js';
+import { FairQueue } from './fair-queue.js';
 import { identityOf } from './object-verdict.js';
-import { planListTasks } from './scope-plan.js';
 import type { TargetResource } from './target-resources.js';
 
-/** `status.applyToExisting` of a ModRule: the job for one generation of the rule. */
-export interface ApplyStatus {
-  readonly observedGeneration: number;
-  readonly phase: 'Running' | 'Completed' | 'Ignored' | 'Disabled';
-  readonly updated: number;
-  readonly failed: number;
-  readonly forbidden: number;
-  readonly startTime?: string;
-  readonly completionTime?: string;
-  readonly message?: string;
+export { applyStatusOf, jobDue, type ApplyStatus } from './apply-status.js';
+
+/** How the jobs share the leader (docs/audit.md, "Scheduling: fair and gentle"). */
+export interface ApplySchedulingSettings extends ApplyPacingSettings {
+  /**
+   * A job becomes eligible this long after this replica first saw its rule's current generation,
+   * so that every replica has loaded it by the time objects are re-submitted. Waited per rule,
+   * all at once: it delays a job, never the jobs after it.
+   */
+  readonly settleMs: number;
+  /** Namespaces whose jobs run at the same time at most (one job per namespace at a time). */
+  readonly maxActiveNamespaces: number;
+  /** A job that ran this long gives its turn up when another namespace waits for one. */
+  readonly turnMs: number;
+  /** The discovery sweep is reused for this long. */
+  readonly discoveryTtlMs: number;
+  /** Disabled jobs and jobs that failed are looked at again after this long. */
+  readonly retryMs: number;
 }
+
+export const DEFAULT_APPLY_SCHEDULING: ApplySchedulingSettings = {
+  ratePerSecond: 2,
+  maxRatePerSecond: 10,
+  maxRollouts: 2,
+  rolloutTimeoutMs: 600_000,
+  rolloutPollMs: 5_000,
+  settleMs: 3_000,
+  maxActiveNamespaces: 8,
+  turnMs: 30_000,
+  discoveryTtlMs: 300_000,
+  retryMs: 60_000,
+};
 
 export interface ApplyExistingControllerOptions {
   readonly api: AuditApi;
@@ -38,15 +56,13 @@ export interface ApplyExistingControllerOptions {
   readonly ruleObject: (key: string) => JsonObject | undefined;
   readonly ruleObjects: () => readonly JsonObject[];
   readonly namespaces: () => ReadonlyMap<string, JsonObject>;
-  /** The resources the dragnet webhook receives (discovery). */
+  /** The resources the dragnet webhook receives (a discovery sweep; cached by the controller). */
   readonly targets: () => Promise<readonly TargetResource[]>;
   readonly evaluate: (object: JsonObject, target: TargetResource) => EvaluationResult;
-  readonly isLeader: () => boolean;
-  /** The trust checks: whether a rule may run, and what its author may do (apply-gate.ts). */
+  /** The trust checks: whether a rule may use the feature, and what its author may do. */
   readonly gate: ApplyGate;
-  readonly ratePerSecond: number;
-  /** Wait after a rule is loaded before its job starts, so every replica has loaded it too. */
-  readonly settleMs: number;
+  readonly isLeader: () => boolean;
+  readonly scheduling: ApplySchedulingSettings;
   readonly pageSize: number;
   readonly metrics: AuditMetrics;
   readonly logger: Logger;
@@ -63,320 +79,158 @@ export interface ApplyExistingController {
   consider(key: string): void;
   /** Looks at every ModRule (when this replica starts leading). */
   resync(): void;
-  /** Interrupts the running job (its progress is written while still leading) and stops. */
+  /** Interrupts the running jobs (their progress is written while still leading) and stops. */
   stop(): Promise<void>;
-  /** The rule whose job runs now, if any. */
-  readonly running: string | undefined;
+  /** The rules whose jobs run now, by namespace. */
+  readonly running: ReadonlyMap<string, string>;
+  /** Jobs queued (eligible, waiting for their namespace's turn). */
+  readonly queued: number;
 }
 
-function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** The job status a ModRule object carries, if any. */
-export function applyStatusOf(obj: JsonObject): Partial<ApplyStatus> | undefined {
-  const status = obj.status;
-  if (!isJsonObject(status) || !isJsonObject(status.applyToExisting)) return undefined;
-  const s = status.applyToExisting;
-  return {
-    ...(typeof s.observedGeneration === 'number'
-      ? { observedGeneration: s.observedGeneration }
-      : {}),
-    ...(s.phase === 'Running' || s.phase === 'Completed' || s.phase === 'Ignored'
-      ? { phase: s.phase }
-      : {}),
-    ...(typeof s.updated === 'number' ? { updated: s.updated } : {}),
-    ...(typeof s.failed === 'number' ? { failed: s.failed } : {}),
-    ...(typeof s.forbidden === 'number' ? { forbidden: s.forbidden } : {}),
-    ...(typeof s.startTime === 'string' ? { startTime: s.startTime } : {}),
-  };
-}
-
-function annotationOf(obj: JsonObject): string | undefined {
-  const metadata = obj.metadata;
-  if (!isJsonObject(metadata) || !isJsonObject(metadata.annotations)) return undefined;
-  const value = metadata.annotations[APPLY_TO_EXISTING_ANNOTATION];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function generationOf(obj: JsonObject): number {
-  const metadata = obj.metadata;
-  return isJsonObject(metadata) && typeof metadata.generation === 'number'
-    ? metadata.generation
-    : 0;
+function namespaceOfKey(key: string): string {
+  return key.slice(0, key.indexOf('/'));
 }
 
 /**
- * Whether a ModRule object wants a job: annotated `api.kubemod.io/apply-to-existing: "true"`,
- * and its status shows no finished job for its current generation.
- */
-export function jobDue(obj: JsonObject): boolean {
-  if (annotationOf(obj) !== 'true') return false;
-  const status = applyStatusOf(obj);
-  return !(
-    status?.observedGeneration === generationOf(obj) &&
-    (status.phase === 'Completed' || status.phase === 'Ignored')
-  );
-}
-
-/**
- * The leader's apply-to-existing jobs, one at a time in arrival order: for each annotated Patch
- * rule that is loaded, runApplyJob over the rule's scope, with progress in the rule's
- * `status.applyToExisting` (so a new leader resumes the counts, and a finished generation is not
- * run again) and an Event with the counts at the end. Reject rules are audit-only: their job is
- * marked Ignored.
+ * The leader's apply-to-existing jobs, scheduled fairly between namespaces: one FIFO per rule
+ * namespace, served round-robin; one job per namespace at a time and at most
+ * `maxActiveNamespaces` namespaces at once, a job giving its turn up after `turnMs` when another
+ * namespace waits; writes paced per namespace, under a shared ceiling, with a bounded number of
+ * rollouts per namespace (apply-pacing.ts). Each job is eligible `settleMs` after its rule was
+ * first seen, waited concurrently. One discovery sweep serves every job for `discoveryTtlMs`.
  */
 export function createApplyExistingController(
   options: ApplyExistingControllerOptions,
 ): ApplyExistingController {
+  const settings = options.scheduling;
   const lifetime = new AbortController();
-  const queue = new Set<string>();
-  /** Jobs this replica finished, `ns/name` → `uid@generation` (the informer may lag behind our status write). */
-  const finished = new Map<string, string>();
-  let running: string | undefined;
-  let worker: Promise<void> | undefined;
-  const persistEvery = options.persistEvery ?? 10;
+  const queue = new FairQueue();
+  /** Namespace → the job running for it and when its turn started. */
+  const active = new Map<string, { readonly key: string; readonly since: number }>();
+  /** Rule → the incarnation first seen and when (the settle runs from there). */
+  const firstSeen = new Map<string, { readonly incarnation: string; readonly at: number }>();
+  /** Jobs this replica finished or found disabled, `ns/name` → incarnation (the informer may lag behind our status write). */
+  const settled = new Map<string, string>();
+  const jobs = new Set<Promise<void>>();
+  const pacing = createApplyPacing({
+    ...settings,
+    api: options.api,
+    now: options.now,
+    delay: options.delay,
+  });
+  const targets = createCachedTargets({
+    load: options.targets,
+    ttlMs: settings.discoveryTtlMs,
+    now: options.now,
+  });
+  const runner = createApplyJobRunner({
+    ...options,
+    targets,
+    persistEvery: options.persistEvery ?? 10,
+    signal: lifetime.signal,
+  });
 
-  const write = async (
-    rule: { namespace: string; name: string },
-    status: ApplyStatus,
-  ): Promise<void> => {
-    try {
-      await options.reporter.patchStatus(rule.namespace, rule.name, {
-        applyToExisting: { ...status },
-      });
-    } catch (err) {
-      if (isStatus(err, 404)) return;
-      options.logger.warn(
-        { rule: `${rule.namespace}/${rule.name}`, err: describeError(err) },
-        'could not write apply-to-existing progress to the ModRule status',
-      );
-    }
+  /** Disabled rules waiting for their re-check: looked at again from scratch when it comes. */
+  const recheck = new Set<string>();
+  /** Rules whose settle or retry is pending (one timer for all); not queued meanwhile. */
+  const waiting = new DeferredKeys(options, lifetime.signal, (key) => {
+    if (recheck.delete(key)) settled.delete(key);
+    consider(key);
+  });
+  const later = (key: string, ms: number, forget: boolean): void => {
+    if (forget) recheck.add(key);
+    waiting.add(key, options.now() + ms);
   };
 
-  const event = async (
-    rule: CompiledRule,
-    uid: string | undefined,
-    type: 'Normal' | 'Warning',
-    reason: string,
-    message: string,
-  ): Promise<void> => {
-    try {
-      await options.reporter.event(
-        { namespace: rule.namespace, name: rule.name, uid },
-        { type, reason, message },
-      );
-    } catch (err) {
-      options.logger.warn({ rule: rule.key, err: describeError(err) }, 'could not record an Event');
-    }
-  };
+  const busy = (namespace: string): boolean => active.has(namespace);
 
-  const runJob = async (key: string): Promise<void> => {
-    await options.delay(options.settleMs, lifetime.signal);
+  const finish = (namespace: string, key: string, result: JobResult): void => {
     const obj = options.ruleObject(key);
-    const { namespace, name, uid } =
-      obj === undefined ? { namespace: '', name: '', uid: undefined } : identityOf(obj);
-    const rule = options.store().get(namespace ?? '', name);
-    if (
-      obj === undefined ||
-      rule === undefined ||
-      !jobDue(obj) ||
-      !options.isLeader() ||
-      lifetime.signal.aborted
-    )
-      return;
-    const generation = generationOf(obj);
-    const incarnation = `${uid ?? ''}@${String(generation)}`;
-    if (finished.get(key) === incarnation) return;
-    const ignored =
-      rule.type !== 'Patch'
-        ? 'Reject rules are audit-only: apply-to-existing does nothing for them'
-        : !rule.operations.has('UPDATE')
-          ? 'admissionOperations does not include UPDATE: re-submitting objects would not apply the rule'
-          : undefined;
-    if (ignored !== undefined) {
-      const message = ignored;
-      await write(rule, {
-        observedGeneration: generation,
-        phase: 'Ignored',
-        updated: 0,
-        failed: 0,
-        forbidden: 0,
-        message,
-      });
-      await event(rule, uid, 'Normal', 'ApplyToExistingIgnored', message);
-      finished.set(key, incarnation);
-      return;
-    }
-    const permission = await options.gate.enabled(rule, obj);
-    if (!permission.allowed) {
-      await write(rule, {
-        observedGeneration: generation,
-        phase: 'Disabled',
-        updated: 0,
-        failed: 0,
-        forbidden: 0,
-        message: permission.reason,
-      });
-      await event(rule, uid, 'Warning', 'ApplyToExistingDisabled', permission.reason);
-      finished.set(key, incarnation);
-      return;
-    }
-    const prior = applyStatusOf(obj);
-    const resume = prior?.observedGeneration === generation && prior.phase === 'Running';
-    const counts: ApplyCounts = {
-      updated: resume ? (prior.updated ?? 0) : 0,
-      failed: resume ? (prior.failed ?? 0) : 0,
-      forbidden: resume ? (prior.forbidden ?? 0) : 0,
-    };
-    const startTime =
-      resume && prior.startTime !== undefined ? prior.startTime : isoSeconds(options.now());
-    const progress = (c: ApplyCounts): ApplyStatus => ({
-      observedGeneration: generation,
-      phase: 'Running',
-      updated: c.updated,
-      failed: c.failed,
-      forbidden: c.forbidden,
-      startTime,
-    });
-    await write(rule, progress(counts));
-    options.logger.info(
-      { rule: key, generation, resume, ...counts },
-      'apply-to-existing job started',
-    );
-    let latest = counts;
-    let sincePersist = 0;
-    let notListable = 0;
-    try {
-      const tasks = planListTasks({
-        rules: [rule],
-        targets: await options.targets(),
-        namespaces: options.namespaces(),
-      });
-      const done = await runApplyJob({
-        api: options.api,
-        rule,
-        tasks,
-        access: options.gate.accessFor(obj),
-        onNotListable: (target, ns) => {
-          notListable++;
-          options.logger.info(
-            { rule: key, resource: target.resource, namespace: ns },
-            "apply-to-existing: the rule's author may not list this collection; skipped",
-          );
-        },
-        namespaces: options.namespaces(),
-        evaluate: options.evaluate,
-        ratePerSecond: options.ratePerSecond,
-        now: options.now,
-        delay: options.delay,
-        signal: lifetime.signal,
-        pageSize: options.pageSize,
-        yieldNow: options.yieldNow,
-        initial: counts,
-        checkContinue: () => {
-          if (lifetime.signal.aborted) throw new JobInterrupted('the operator is stopping');
-          if (!options.isLeader()) throw new JobInterrupted('no longer the leader');
-          if (options.store().get(rule.namespace, rule.name) !== rule)
-            throw new JobInterrupted('the rule changed or was deleted');
-        },
-        onOutcome: async (object, target, outcome, c) => {
-          latest = c;
-          const ref = { kind: target.kind, ...identityOf(object) };
-          if (outcome.kind === 'forbidden') {
-            // Named only in the admin's log: the rule's author may not update the object.
-            options.logger.info(
-              { rule: key, object: ref },
-              "apply-to-existing: the rule's author may not update the object; left alone",
-            );
-          } else if (outcome.kind === 'failed') {
-            options.metrics.appliedToExisting(key, 'failed');
-            options.logger.warn(
-              { rule: key, object: ref, reason: outcome.reason },
-              'apply-to-existing: object not updated',
-            );
-          } else {
-            options.metrics.appliedToExisting(key, 'updated');
-            options.logger.info({ rule: key, object: ref }, 'apply-to-existing: object updated');
-          }
-          if (++sincePersist >= persistEvery && options.isLeader()) {
-            sincePersist = 0;
-            await write(rule, progress(c));
-          }
-        },
-        onUnreadable: (u) => {
-          options.logger.warn(
-            { rule: key, resource: u.resource, namespace: u.namespace, reason: u.reason },
-            'apply-to-existing: cannot list objects',
-          );
-        },
-      });
-      const finishedStatus: ApplyStatus = {
-        ...progress(done),
-        phase: 'Completed',
-        completionTime: isoSeconds(options.now()),
-      };
-      await write(rule, finishedStatus);
-      finished.set(key, incarnation);
-      if (finished.size > 10_000) finished.clear();
-      const message = `Applied to existing objects: ${String(done.updated)} updated, ${String(done.failed)} failed, ${String(done.forbidden)} forbidden to the rule's author.${notListable > 0 ? ` ${String(notListable)} collections not readable by the author were skipped.` : ''}`;
-      await event(
-        rule,
-        uid,
-        done.failed === 0 ? 'Normal' : 'Warning',
-        'AppliedToExisting',
-        message,
-      );
-      options.logger.info({ rule: key, ...done }, 'apply-to-existing job completed');
-    } catch (err) {
-      // Interrupted (or discovery failed): keep the counts for whoever resumes, while still leading.
-      if (options.isLeader()) await write(rule, progress(latest));
-      if (err instanceof JobInterrupted) {
-        options.logger.info(
-          { rule: key, reason: err.message, ...latest },
-          'apply-to-existing job interrupted',
-        );
-        return;
-      }
-      options.logger.warn(
-        { rule: key, err: describeError(err) },
-        'apply-to-existing job failed; retrying later',
-      );
-      void options.delay(30_000, lifetime.signal).then(() => {
-        consider(key);
-      });
+    const incarnation = obj === undefined ? undefined : incarnationOf(obj);
+    if (result === 'finished' && incarnation !== undefined) {
+      settled.set(key, incarnation);
+      firstSeen.delete(key);
+      // Bounded: a replica that has finished more jobs than this forgets the oldest ones (their
+      // status says Completed once the informer catches up).
+      if (settled.size > 10_000) settled.delete(settled.keys().next().value ?? key);
+    } else if (result === 'disabled' && incarnation !== undefined) {
+      settled.set(key, incarnation);
+      later(key, settings.retryMs, true);
+    } else if (result === 'yielded') {
+      queue.addFront(namespace, key);
+    } else if (result === 'failed') {
+      later(key, settings.retryMs, false);
     }
   };
 
-  const pump = (): void => {
-    if (worker !== undefined) return;
-    worker = (async (): Promise<void> => {
-      while (queue.size > 0 && options.isLeader() && !lifetime.signal.aborted) {
-        const [key] = queue;
-        if (key === undefined) break;
-        queue.delete(key);
-        running = key;
-        try {
-          await runJob(key);
-        } catch (err) {
+  const start = (namespace: string, key: string): void => {
+    const since = options.now();
+    active.set(namespace, { key, since });
+    const job = runner
+      .run(key, {
+        limiter: pacing.forNamespace(namespace),
+        admit: (signal) => pacing.admitJob(namespace, signal),
+        shouldYield: () =>
+          options.now() - since >= settings.turnMs &&
+          queue.hasWaiting((ns) => ns === namespace || busy(ns)),
+      })
+      .then(
+        (result) => {
+          finish(namespace, key, result);
+        },
+        (err: unknown) => {
           options.logger.error(
             { rule: key, err: describeError(err) },
             'apply-to-existing job crashed',
           );
-        } finally {
-          running = undefined;
-        }
-      }
-      worker = undefined;
-    })();
+          later(key, settings.retryMs, false);
+        },
+      )
+      .finally(() => {
+        active.delete(namespace);
+        jobs.delete(job);
+        pump();
+      });
+    jobs.add(job);
+  };
+
+  const pump = (): void => {
+    while (
+      active.size < settings.maxActiveNamespaces &&
+      options.isLeader() &&
+      !lifetime.signal.aborted
+    ) {
+      const next = queue.next(busy);
+      if (next === undefined) return;
+      // Queued again while it ran (our own status writes arrive as updates): still due?
+      const obj = options.ruleObject(next.key);
+      if (obj === undefined || !jobDue(obj) || settled.get(next.key) === incarnationOf(obj))
+        continue;
+      start(next.namespace, next.key);
+    }
   };
 
   const consider = (key: string): void => {
     if (lifetime.signal.aborted || !options.isLeader()) return;
     const obj = options.ruleObject(key);
-    if (obj === undefined || !jobDue(obj)) return;
-    if (finished.get(key) === `${identityOf(obj).uid ?? ''}@${String(generationOf(obj))}`) return;
-    queue.add(key);
+    if (obj === undefined || !jobDue(obj)) {
+      firstSeen.delete(key);
+      return;
+    }
+    const incarnation = incarnationOf(obj);
+    if (settled.get(key) === incarnation || waiting.has(key)) return;
+    const now = options.now();
+    let seen = firstSeen.get(key);
+    if (seen?.incarnation !== incarnation) {
+      seen = { incarnation, at: now };
+      firstSeen.set(key, seen);
+    }
+    const eligibleAt = seen.at + settings.settleMs;
+    if (now < eligibleAt) {
+      later(key, eligibleAt - now, false);
+      return;
+    }
+    queue.add(namespaceOfKey(key), key);
     pump();
   };
 
@@ -391,10 +245,13 @@ export function createApplyExistingController(
     async stop(): Promise<void> {
       lifetime.abort();
       queue.clear();
-      await worker;
+      await Promise.all([...jobs]);
     },
-    get running(): string | undefined {
-      return running;
+    get running(): ReadonlyMap<string, string> {
+      return new Map([...active].map(([ns, job]) => [ns, job.key]));
+    },
+    get queued(): number {
+      return queue.size;
     },
   };
 }

@@ -13,6 +13,12 @@ import {
 import type { AuthorAccess } from './apply-gate.js';
 import { CONFIGMAPS, DEPLOYMENTS, FakeAuditApi } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';
+import { TokenBucket } from './token-bucket.js';
+
+const ALLOW_ALL: AuthorAccess = {
+  mayList: () => Promise.resolve(true),
+  mayUpdate: () => Promise.resolve(true),
+};
 
 const deployment = (name: string, labels: Record<string, string> = {}): JsonObject => ({
   metadata: { name, namespace: 'shop', labels },
@@ -26,11 +32,6 @@ const tier = makeRule('shop', 'tier', {
   match: [{ select: '$.kind', matchValue: 'Deployment' }],
   patch: [{ op: 'add', path: '/spec/template/metadata/labels/tier', value: 'web' }],
 });
-
-const ALLOW_ALL: AuthorAccess = {
-  mayList: () => Promise.resolve(true),
-  mayUpdate: () => Promise.resolve(true),
-};
 
 function harness(rules = [tier]): {
   api: FakeAuditApi;
@@ -49,6 +50,16 @@ function harness(rules = [tier]): {
   const outcomes: string[] = [];
   const waits: number[] = [];
   let clock = 0;
+  const bucket = new TokenBucket({
+    ratePerSecond: 4,
+    burst: 1,
+    now: () => clock,
+    delay: (ms) => {
+      waits.push(ms);
+      clock += ms;
+      return Promise.resolve();
+    },
+  });
   const options = (overrides: Partial<ApplyJobOptions> = {}): ApplyJobOptions => ({
     api,
     rule: rules[0] ?? tier,
@@ -56,12 +67,11 @@ function harness(rules = [tier]): {
     access: ALLOW_ALL,
     namespaces: undefined,
     evaluate: (object) => run(object),
-    ratePerSecond: 4,
-    now: () => clock,
-    delay: (ms) => {
-      waits.push(ms);
-      clock += ms;
-      return Promise.resolve();
+    limiter: {
+      acquire: async (_target, _current, _patched, signal) => {
+        await bucket.take(signal);
+        return () => undefined;
+      },
     },
     signal: new AbortController().signal,
     checkContinue: () => undefined,
@@ -177,8 +187,8 @@ describe('runApplyJob', () => {
       await runApplyJob(options({ initial: { updated: 1, failed: 0, forbidden: 0 } })),
     ).toEqual({
       updated: 3,
-      failed: 0,
       forbidden: 0,
+      failed: 0,
     });
     expect(['a', 'b', 'c'].map((n) => api.updates(n))).toEqual([1, 1, 1]);
   });

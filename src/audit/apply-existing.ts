@@ -3,8 +3,8 @@ import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import { KubeApiError } from '../controller/kube-client.js';
-import type { AuditApi } from './audit-api.js';
 import type { AuthorAccess } from './apply-gate.js';
+import type { AuditApi } from './audit-api.js';
 import { identityOf, verdictOf } from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';
 import type { ListTask } from './scope-plan.js';
@@ -24,6 +24,20 @@ export interface ApplyCounts {
    * described outside the operator's log.
    */
   forbidden: number;
+}
+
+/**
+ * Paces the writes of a job (rates, rollouts): `acquire` resolves when the object may be written,
+ * with a function to call after the write (with the stored object, or undefined when the write
+ * failed).
+ */
+export interface WriteLimiter {
+  acquire(
+    target: TargetResource,
+    current: JsonObject,
+    patched: JsonObject,
+    signal: AbortSignal,
+  ): Promise<(stored: JsonObject | undefined) => void>;
 }
 
 /** What happened to one object. */
@@ -67,10 +81,8 @@ export interface ApplyJobOptions {
   readonly namespaces: ReadonlyMap<string, JsonObject> | undefined;
   /** Evaluates the object as an UPDATE of itself through the webhook's evaluation. */
   readonly evaluate: (object: JsonObject, target: TargetResource) => EvaluationResult;
-  /** Objects updated per second at most. */
-  readonly ratePerSecond: number;
-  readonly now: () => number;
-  readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Paces the writes (per-namespace and global rates, rollouts in flight). */
+  readonly limiter: WriteLimiter;
   readonly signal: AbortSignal;
   /** Throws JobInterrupted when the job must stop (checked before every object). */
   readonly checkContinue: () => void;
@@ -112,8 +124,6 @@ function statusOf(err: unknown): number {
 export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts> {
   const counts: ApplyCounts = { ...options.initial };
   const ruleKey = options.rule.key;
-  const interval = 1000 / options.ratePerSecond;
-  let nextWriteAt = 0;
 
   const contributes = (
     object: JsonObject,
@@ -121,13 +131,6 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
   ): EvaluationResult | undefined => {
     const result = options.evaluate(object, target);
     return verdictOf(result).patchingRules.includes(ruleKey) ? result : undefined;
-  };
-
-  const throttle = async (): Promise<void> => {
-    const now = options.now();
-    if (now < nextWriteAt) await options.delay(nextWriteAt - now, options.signal);
-    if (options.signal.aborted) throw new JobInterrupted('stopping');
-    nextWriteAt = Math.max(now, nextWriteAt) + interval;
   };
 
   const processObject = async (
@@ -154,12 +157,23 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
           reason: 'the rule is not idempotent: it would patch the object again on every update',
         };
       options.checkContinue();
-      await throttle();
-      options.checkContinue();
+      const release = await options.limiter.acquire(target, object, result.patched, options.signal);
+      if (options.signal.aborted) {
+        release(undefined);
+        throw new JobInterrupted('stopping');
+      }
+      try {
+        options.checkContinue();
+      } catch (err) {
+        release(undefined);
+        throw err;
+      }
       let stored: JsonObject;
       try {
         stored = await options.api.update(target, object);
+        release(stored);
       } catch (err) {
+        release(undefined);
         const status = statusOf(err);
         if (status === 404) return { kind: 'skipped' };
         if (status !== 409 || attempt === MAX_ATTEMPTS)

@@ -6,7 +6,10 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { evaluateAdmission } from '../webhook/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
-import { createApplyExistingController } from './apply-existing-controller.js';
+import {
+  createApplyExistingController,
+  DEFAULT_APPLY_SCHEDULING,
+} from './apply-existing-controller.js';
 import { kubeApplyGate } from './apply-gate-kube.js';
 import type { ApplyOptIn } from './apply-opt-in.js';
 import { authorOf } from './author-record.js';
@@ -26,9 +29,15 @@ import {
 export interface OperatorAuditSettings {
   /** Periodic audit interval; 0 turns the periodic audit off. */
   readonly auditIntervalMs: number;
-  /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
+  /** Objects per second one namespace's apply-to-existing jobs update; 0 turns apply-to-existing off. */
   readonly applyExistingRate: number;
-  /** Wait after a rule is loaded before its job starts (every replica loads it meanwhile). */
+  /** Objects per second all apply-to-existing jobs together update at most. */
+  readonly applyExistingMaxRate: number;
+  /** Workloads of one namespace rolling out because of apply-to-existing at a time at most. */
+  readonly applyExistingMaxRollouts: number;
+  /** A rollout stops counting against that bound after this long. */
+  readonly applyExistingRolloutTimeoutMs: number;
+  /** Wait after a rule is first seen before its job may start (every replica loads it meanwhile). */
   readonly applyExistingSettleMs?: number;
   /** The namespaces whose rules may use apply-to-existing (the admin's label or regex). */
   readonly applyOptIn: ApplyOptIn;
@@ -158,8 +167,14 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
               deps,
             ),
           isLeader: options.isLeader,
-          ratePerSecond: options.applyExistingRate,
-          settleMs: options.applyExistingSettleMs ?? 3_000,
+          scheduling: {
+            ...DEFAULT_APPLY_SCHEDULING,
+            ratePerSecond: options.applyExistingRate,
+            maxRatePerSecond: options.applyExistingMaxRate,
+            maxRollouts: options.applyExistingMaxRollouts,
+            rolloutTimeoutMs: options.applyExistingRolloutTimeoutMs,
+            settleMs: options.applyExistingSettleMs ?? DEFAULT_APPLY_SCHEDULING.settleMs,
+          },
           pageSize: 50,
           metrics,
           logger: options.logger,

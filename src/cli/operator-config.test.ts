@@ -28,7 +28,10 @@ describe('parseOperatorArgs', () => {
       work: DEFAULT_WORK_LIMITS,
       dryRun: false,
       auditIntervalMs: 0,
-      applyExistingRate: 5,
+      applyExistingRate: 2,
+      applyExistingMaxRate: 10,
+      applyExistingMaxRollouts: 2,
+      applyExistingRolloutTimeoutMs: 600_000,
       helperThreadNice: 15,
     });
     const audited = parseOperatorArgs(
@@ -41,6 +44,31 @@ describe('parseOperatorArgs', () => {
     });
     expect(() => parseOperatorArgs(['--apply-existing-rate', '-1'], {})).toThrow(
       /--apply-existing-rate/,
+    );
+    const paced = parseOperatorArgs(
+      [
+        '--apply-existing-rate',
+        '3',
+        '--apply-existing-max-rate',
+        '20',
+        '--apply-existing-max-rollouts',
+        '1',
+        '--apply-existing-rollout-timeout-seconds',
+        '120',
+      ],
+      {},
+    );
+    expect(paced.kind === 'config' && paced.config).toMatchObject({
+      applyExistingRate: 3,
+      applyExistingMaxRate: 20,
+      applyExistingMaxRollouts: 1,
+      applyExistingRolloutTimeoutMs: 120_000,
+    });
+    expect(() => parseOperatorArgs(['--apply-existing-max-rate', '0'], {})).toThrow(
+      /--apply-existing-max-rate must be an integer between 1 and 10000, got "0"/,
+    );
+    expect(() => parseOperatorArgs(['--apply-existing-max-rollouts', 'two'], {})).toThrow(
+      /--apply-existing-max-rollouts must be an integer between 1 and 1000/,
     );
     const niced = parseOperatorArgs(['--helper-thread-nice', '10'], {});
     expect(niced.kind === 'config' && niced.config.helperThreadNice).toBe(10);

@@ -59,8 +59,6 @@ Options:
   --shutdown-grace-ms <ms>       time in-flight requests get on SIGTERM/SIGINT (default 10000)
   --audit-interval-seconds <n>   the leader audits existing objects every n seconds and writes
                                  per-rule counts to ModRule status and metrics (default 0: off)
-  --apply-existing-rate <n>      objects per second apply-to-existing jobs update (default 5;
-                                 0 turns the api.kubemod.io/apply-to-existing annotation off)
   --apply-existing-namespace-label <key>=<value>
                                  namespaces carrying this label may use apply-to-existing
                                  (default ${DEFAULT_APPLY_NAMESPACE_LABEL}); the operator also
@@ -68,6 +66,17 @@ Options:
   --apply-existing-namespace-regex <re>
                                  namespaces whose whole name this RE2 expression matches may use
                                  apply-to-existing too (default: none)
+  --apply-existing-rate <n>      objects per second the apply-to-existing jobs of one namespace
+                                 update (default 2; 0 turns the api.kubemod.io/apply-to-existing
+                                 annotation off)
+  --apply-existing-max-rate <n>  objects per second all apply-to-existing jobs update together
+                                 (default 10)
+  --apply-existing-max-rollouts <n>
+                                 workloads of one namespace rolling out because of
+                                 apply-to-existing at a time (default 2)
+  --apply-existing-rollout-timeout-seconds <n>
+                                 a rollout stops counting against that bound after n seconds
+                                 (default 600; a Deployment's progressDeadlineSeconds if shorter)
 ${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
@@ -105,6 +114,9 @@ export function parseOperatorArgs(
         'apply-existing-rate': { type: 'string' },
         'apply-existing-namespace-label': { type: 'string' },
         'apply-existing-namespace-regex': { type: 'string' },
+        'apply-existing-max-rate': { type: 'string' },
+        'apply-existing-max-rollouts': { type: 'string' },
+        'apply-existing-rollout-timeout-seconds': { type: 'string' },
         'helper-thread-nice': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -185,7 +197,7 @@ export function parseOperatorArgs(
       applyExistingRate: integerFlag(
         values['apply-existing-rate'],
         '--apply-existing-rate',
-        5,
+        2,
         0,
         1000,
       ),
@@ -195,6 +207,28 @@ export function parseOperatorArgs(
         ),
         regex: parseOptInRegex(values['apply-existing-namespace-regex']),
       },
+      applyExistingMaxRate: integerFlag(
+        values['apply-existing-max-rate'],
+        '--apply-existing-max-rate',
+        10,
+        1,
+        10_000,
+      ),
+      applyExistingMaxRollouts: integerFlag(
+        values['apply-existing-max-rollouts'],
+        '--apply-existing-max-rollouts',
+        2,
+        1,
+        1000,
+      ),
+      applyExistingRolloutTimeoutMs:
+        integerFlag(
+          values['apply-existing-rollout-timeout-seconds'],
+          '--apply-existing-rollout-timeout-seconds',
+          600,
+          1,
+          86_400,
+        ) * 1000,
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
     },
   };

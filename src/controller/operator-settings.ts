@@ -42,10 +42,16 @@ export interface OperatorConfig {
   readonly dryRun: boolean;
   /** The leader's periodic audit of existing objects, every this many ms; 0 is off (default). */
   readonly auditIntervalMs: number;
-  /** Objects per second apply-to-existing jobs update; 0 turns apply-to-existing off. */
+  /** Objects per second one namespace's apply-to-existing jobs update; 0 turns apply-to-existing off. */
   readonly applyExistingRate: number;
   /** Namespaces whose rules may use apply-to-existing (--apply-existing-namespace-label/-regex). */
   readonly applyExistingOptIn: ApplyOptIn;
+  /** Objects per second all apply-to-existing jobs together update at most. */
+  readonly applyExistingMaxRate: number;
+  /** Workloads of one namespace rolling out because of apply-to-existing at a time at most. */
+  readonly applyExistingMaxRollouts: number;
+  /** A rollout stops counting against applyExistingMaxRollouts after this long (ms). */
+  readonly applyExistingRolloutTimeoutMs: number;
   /** Nice value of the helper threads (--helper-thread-nice; 0 leaves them alone). */
   readonly helperThreadNice: number;
 }
