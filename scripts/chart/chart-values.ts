@@ -61,9 +61,10 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
     },
     {
       path: 'replicas',
-      description: 'Operator pods; all serve the webhooks, one (elected) writes status.',
+      description:
+        'Operator pods; all serve the webhooks, one (elected) writes status. 0 with webhook.urlBase for an operator run elsewhere.',
       default: facts.replicas,
-      schema: { type: 'integer', minimum: 1 },
+      schema: { type: 'integer', minimum: 0 },
     },
     {
       path: 'resources',
@@ -113,6 +114,13 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
         'Namespaces the dragnet and pod-binding webhooks skip, by name (as well as namespaces labelled admission.kubemod.io/ignore=true).',
       default: [],
       schema: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: DNS_LABEL } },
+    },
+    {
+      path: 'webhook.urlBase',
+      description:
+        'https://host:port the API server calls instead of the Service, for an operator run outside the cluster (--webhook-url-base); empty: the Service.',
+      default: '',
+      schema: { type: 'string', pattern: '^(https://[^/\\s]+/?)?$' },
     },
     {
       path: 'namespace.create',

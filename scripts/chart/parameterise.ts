@@ -80,8 +80,43 @@ function ignoredNamespaces(found: SourcedObject, copy: Mapping, slots: TemplateS
   }
 }
 
+/**
+ * With webhook.urlBase set, each webhook calls <urlBase><path> instead of the Service (an operator
+ * running outside the cluster, started with the same --webhook-url-base).
+ */
+function webhookUrls(
+  found: SourcedObject,
+  copy: Mapping,
+  systemNamespace: string,
+  slots: TemplateSlots,
+): void {
+  for (const hook of webhooks({ source: found.source, object: copy })) {
+    const clientConfig = hook.clientConfig;
+    const service = isMapping(clientConfig) ? clientConfig.service : undefined;
+    if (!isMapping(service) || typeof service.path !== 'string') continue;
+    const inner = createTemplateSlots();
+    releaseNamespace(service, systemNamespace, inner);
+    const serviceText = inner.emit({ service });
+    const url = `{{ printf "%s%s" (trimSuffix "/" .Values.webhook.urlBase) ${JSON.stringify(service.path)} | quote }}`;
+    hook.clientConfig = slots.block((indent) => {
+      const pad = ' '.repeat(indent);
+      return [
+        `\n${pad}{{- if .Values.webhook.urlBase }}`,
+        `\n${pad}url: ${url}`,
+        `\n${pad}{{- else }}`,
+        indented(serviceText, indent),
+        `\n${pad}{{- end }}`,
+      ].join('');
+    });
+  }
+}
+
 function edit(found: SourcedObject, systemNamespace: string, slots: TemplateSlots): Mapping {
   const copy = structuredClone(found.object) as Mapping;
+  const kind = found.object.kind;
+  if (typeof kind === 'string' && kind.endsWith('WebhookConfiguration')) {
+    webhookUrls(found, copy, systemNamespace, slots);
+  }
   releaseNamespace(copy, systemNamespace, slots);
   labels(found, copy, slots);
   switch (found.object.kind) {

@@ -91,6 +91,7 @@ describe('the Helm chart, rendered', () => {
       'applyToExisting.enabled': true,
       'applyToExisting.namespaceRegex': '^team-',
       'crds.keep': false,
+      'webhook.urlBase': 'https://192.0.2.1:9443',
     });
     for (const extra of [[], every]) {
       const result = await run(helm, ['lint', '--strict', CHART_PATH, ...extra]);
@@ -264,6 +265,26 @@ describe('the Helm chart, rendered', () => {
       },
     },
     {
+      name: 'webhook.urlBase, for an operator outside the cluster',
+      values: { 'webhook.urlBase': 'https://192.0.2.1:9443/' },
+      check: (o: BundleObject[]): void => {
+        expect(container(o).args).toEqual([
+          'operator',
+          '--webhook-url-base=https://192.0.2.1:9443',
+        ]);
+        expect(webhook(o, 'dragnet.kubemod.io')).toMatchObject({
+          clientConfig: { url: 'https://192.0.2.1:9443/dragnet-webhook' },
+        });
+        const configs = o.filter((x) => String(x.kind).endsWith('WebhookConfiguration'));
+        const clientConfigs = configs.flatMap((c) =>
+          (c as { webhooks: { clientConfig: object }[] }).webhooks.map((w) => w.clientConfig),
+        );
+        expect(clientConfigs).toHaveLength(4);
+        for (const clientConfig of clientConfigs)
+          expect(clientConfig).not.toHaveProperty('service');
+      },
+    },
+    {
       name: 'crds.keep=false',
       values: { 'crds.keep': false },
       check: (o: BundleObject[]) => {
@@ -288,7 +309,11 @@ describe('the Helm chart, rendered', () => {
   });
 
   it.each([
-    { values: { replicas: 0 }, error: /at '\/replicas': minimum: got 0, want 1/ },
+    { values: { replicas: -1 }, error: /at '\/replicas': minimum: got -1, want 0/ },
+    {
+      values: { 'webhook.urlBase': 'http://insecure:80' },
+      error: /at '\/webhook\/urlBase': 'http:\/\/insecure:80' does not match pattern/,
+    },
     { values: { logLevel: 'loud' }, error: /at '\/logLevel': value must be one of 'fatal'/ },
     {
       values: { 'image.digest': 'latest' },

@@ -22,6 +22,9 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | trunc 63 | trimSuffix "-" | qu
 
 {{/* Operator arguments the values add after those of config/manager/deployment.yaml. */}}
 {{- define "kubemod-ts.operatorArgs" -}}
+{{- with .Values.webhook.urlBase }}
+- {{ printf "--webhook-url-base=%s" (trimSuffix "/" .) | quote }}
+{{- end }}
 {{- if gt (int .Values.audit.intervalSeconds) 0 }}
 - {{ printf "--audit-interval-seconds=%d" (int .Values.audit.intervalSeconds) | quote }}
 {{- end }}
