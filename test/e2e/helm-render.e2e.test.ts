@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_FILE, parseDocuments, type BundleObject } from '../../scripts/bundle-sources.js';
+import type { BundleObject } from '../../scripts/bundle-sources.js';
 import { chartSources } from '../../scripts/chart/chart-sources.js';
 import {
   buildHelm,
@@ -14,65 +11,20 @@ import {
   sortedObjects,
   withoutChartMetadata,
 } from './support/helm.js';
+import {
+  bundleWithDefaultOptions,
+  container,
+  find,
+  kinds,
+  readObjects,
+  webhook,
+} from './support/helm-objects.js';
 
 // The Helm chart with a real Helm (scripts/build-helm.sh): lint, render compared with bundle.yaml,
 // the effect of each value, refused values. No cluster needed; test/e2e/helm.e2e.test.ts installs
 // and upgrades the chart on the e2e API server.
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
-
-interface Container {
-  image: string;
-  args: string[];
-  env: { name: string; value?: string }[];
-  resources: unknown;
-}
-interface Webhook {
-  name: string;
-  rules: unknown[];
-  namespaceSelector?: { matchExpressions: { key: string; values: string[] }[] };
-}
-
-function readObjects(path: string): BundleObject[] {
-  return parseDocuments(readFileSync(join(repoRoot, path), 'utf8'), path);
-}
-
-/** bundle.yaml, less the optional pieces a chart value turns off by default. */
-function bundleWithDefaultOptions(): BundleObject[] {
-  const off = new Set(
-    chartSources()
-      .filter((source) => source.optional?.enabledByDefault === false)
-      .flatMap((source) => readObjects(source.path).map(objectKey)),
-  );
-  return readObjects(BUNDLE_FILE).filter((object) => !off.has(objectKey(object)));
-}
-
-function find(objects: readonly BundleObject[], kind: string, name?: string): BundleObject {
-  const found = objects.find(
-    (o) => o.kind === kind && (name === undefined || o.metadata?.name === name),
-  );
-  if (found === undefined) throw new Error(`no ${kind} ${name ?? ''} in the rendering`);
-  return found;
-}
-
-function container(objects: readonly BundleObject[]): Container {
-  const deployment = find(objects, 'Deployment') as {
-    spec?: { template: { spec: { containers: Container[] } } };
-  };
-  const [operator] = deployment.spec?.template.spec.containers ?? [];
-  if (operator === undefined) throw new Error('no container');
-  return operator;
-}
-
-function webhook(objects: readonly BundleObject[], name: string): Webhook {
-  const config = find(objects, 'MutatingWebhookConfiguration') as { webhooks?: Webhook[] };
-  const hook = config.webhooks?.find((w) => w.name === name);
-  if (hook === undefined) throw new Error(`no webhook ${name}`);
-  return hook;
-}
-
-const kinds = (objects: readonly BundleObject[]): string[] => objects.map(objectKey);
 
 describe('the Helm chart, rendered', () => {
   let helm: string;
