@@ -1,0 +1,165 @@
+// Writes one chart template from the parsed objects of one config/ file: each place a chart value
+// controls is replaced, on a deep copy of the parsed object, by a slot (scripts/chart/
+// template-slots.ts); everything else is rendered exactly as config/ has it.
+import { IGNORE_LABEL } from '../../src/audit/scope-plan.js';
+import type { ChartSource } from './chart-sources.js';
+import {
+  dragnetWebhook,
+  envEntry,
+  isMapping,
+  LOG_LEVEL_ENV,
+  mappingAt,
+  operatorContainer,
+  webhooks,
+  type Mapping,
+  type SourcedObject,
+} from './config-objects.js';
+import { createTemplateSlots, dumpYaml, indented, type TemplateSlots } from './template-slots.js';
+
+const RELEASE_NAMESPACE = '{{ .Release.Namespace }}';
+
+/** Every `namespace: <systemNamespace>` (metadata, subjects, service references) follows the release. */
+function releaseNamespace(node: unknown, systemNamespace: string, slots: TemplateSlots): void {
+  if (Array.isArray(node)) {
+    for (const item of node) releaseNamespace(item, systemNamespace, slots);
+    return;
+  }
+  if (!isMapping(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'namespace' && value === systemNamespace) {
+      node[key] = slots.inline(RELEASE_NAMESPACE);
+    } else {
+      releaseNamespace(value, systemNamespace, slots);
+    }
+  }
+}
+
+/** The chart's standard labels first, then the object's own. */
+function labels(found: SourcedObject, copy: Mapping, slots: TemplateSlots): void {
+  const metadata = mappingAt(found, copy, ['metadata']);
+  const own = metadata.labels ?? {};
+  metadata.labels = slots.block(
+    (indent) =>
+      `\n${' '.repeat(indent)}{{- include "kubemod-ts.labels" . | nindent ${String(indent)} }}` +
+      (isMapping(own) && Object.keys(own).length > 0 ? indented(dumpYaml(own), indent) : ''),
+  );
+}
+
+function deployment(found: SourcedObject, copy: Mapping, slots: TemplateSlots): void {
+  mappingAt(found, copy, ['spec']).replicas = slots.inline('{{ .Values.replicas }}');
+  const container = operatorContainer({ source: found.source, object: copy });
+  container.image = slots.inline('{{ include "kubemod-ts.image" . | quote }}');
+  container.imagePullPolicy = slots.inline('{{ .Values.image.pullPolicy }}');
+  container.resources = slots.block(
+    (indent) =>
+      `\n${' '.repeat(indent)}{{- toYaml .Values.resources | nindent ${String(indent)} }}`,
+  );
+  envEntry(found, container, LOG_LEVEL_ENV).value = slots.inline('{{ .Values.logLevel | quote }}');
+  const args: unknown = container.args ?? [];
+  container.args = slots.block((indent) => {
+    const pad = ' '.repeat(indent);
+    return [
+      indented(dumpYaml(args), indent),
+      `\n${pad}{{- include "kubemod-ts.operatorArgs" . | nindent ${String(indent)} }}`,
+    ].join('');
+  });
+}
+
+/** Webhooks that skip ignore-labelled namespaces also skip the namespaces named in the values. */
+function ignoredNamespaces(found: SourcedObject, copy: Mapping, slots: TemplateSlots): void {
+  for (const hook of webhooks({ source: found.source, object: copy })) {
+    const selector = hook.namespaceSelector;
+    const expressions = isMapping(selector) ? selector.matchExpressions : undefined;
+    if (!Array.isArray(expressions)) continue;
+    if (!expressions.some((e) => isMapping(e) && e.key === IGNORE_LABEL)) continue;
+    (selector as Mapping).matchExpressions = slots.block(
+      (indent) =>
+        indented(dumpYaml(expressions), indent) +
+        `\n${' '.repeat(indent)}{{- include "kubemod-ts.ignoredNamespaces" . | nindent ${String(indent)} }}`,
+    );
+  }
+}
+
+/**
+ * With webhook.urlBase set, each webhook calls <urlBase><path> instead of the Service (an operator
+ * running outside the cluster, started with the same --webhook-url-base).
+ */
+function webhookUrls(
+  found: SourcedObject,
+  copy: Mapping,
+  systemNamespace: string,
+  slots: TemplateSlots,
+): void {
+  for (const hook of webhooks({ source: found.source, object: copy })) {
+    const clientConfig = hook.clientConfig;
+    const service = isMapping(clientConfig) ? clientConfig.service : undefined;
+    if (!isMapping(service) || typeof service.path !== 'string') continue;
+    const inner = createTemplateSlots();
+    releaseNamespace(service, systemNamespace, inner);
+    const serviceText = inner.emit({ service });
+    const url = `{{ printf "%s%s" (trimSuffix "/" .Values.webhook.urlBase) ${JSON.stringify(service.path)} | quote }}`;
+    hook.clientConfig = slots.block((indent) => {
+      const pad = ' '.repeat(indent);
+      return [
+        `\n${pad}{{- if .Values.webhook.urlBase }}`,
+        `\n${pad}url: ${url}`,
+        `\n${pad}{{- else }}`,
+        indented(serviceText, indent),
+        `\n${pad}{{- end }}`,
+      ].join('');
+    });
+  }
+}
+
+function edit(found: SourcedObject, systemNamespace: string, slots: TemplateSlots): Mapping {
+  const copy = structuredClone(found.object) as Mapping;
+  const kind = found.object.kind;
+  if (typeof kind === 'string' && kind.endsWith('WebhookConfiguration')) {
+    webhookUrls(found, copy, systemNamespace, slots);
+  }
+  releaseNamespace(copy, systemNamespace, slots);
+  labels(found, copy, slots);
+  switch (found.object.kind) {
+    case 'Namespace':
+      mappingAt(found, copy, ['metadata']).name = slots.inline(RELEASE_NAMESPACE);
+      break;
+    case 'CustomResourceDefinition':
+      mappingAt(found, copy, ['metadata']).annotations = slots.block(
+        (indent) =>
+          `{{ if .Values.crds.keep }}\n${' '.repeat(indent)}helm.sh/resource-policy: keep{{ else }} {}{{ end }}`,
+      );
+      break;
+    case 'Deployment':
+      deployment(found, copy, slots);
+      break;
+    case 'MutatingWebhookConfiguration':
+      dragnetWebhook({ source: found.source, object: copy }).rules = slots.block(
+        (indent) =>
+          `\n${' '.repeat(indent)}{{- toYaml .Values.targetResources | nindent ${String(indent)} }}`,
+      );
+      ignoredNamespaces(found, copy, slots);
+      break;
+    default:
+      break;
+  }
+  return copy;
+}
+
+/** The template file for one config/ source (its objects already parsed). */
+export function renderTemplate(
+  source: ChartSource,
+  objects: readonly SourcedObject[],
+  systemNamespace: string,
+): string {
+  const documents = objects.map((found) => {
+    const slots = createTemplateSlots();
+    const text = slots.emit(edit(found, systemNamespace, slots));
+    return found.object.kind === 'Namespace'
+      ? `{{- if .Values.namespace.create }}\n${text}{{- end }}\n`
+      : text;
+  });
+  const header = `# GENERATED by scripts/chart/generate-chart.ts from ${source.path}; do not edit.\n`;
+  const body = documents.join('---\n');
+  if (source.optional === undefined) return `${header}${body}`;
+  return `${header}{{- if .Values.${source.optional.valuePath} }}\n${body}{{- end }}\n`;
+}
