@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every step of the release workflow (.github/workflows/release.yml) that needs no registry
+# and no OIDC identity, on this machine, into dist/release/: the image build for the host
+# architecture (`npm run image`), the checks on it, the pinned bundle, the chart package and the
+# checksums; then verifies the result as a user would (sha256sum --check, the bundle's image, the
+# chart archive). What it cannot do is printed at the end, never skipped quietly.
+#
+# The workflow pins the bundle to the multi-arch index digest that `crane index append` returns;
+# with one architecture and no registry, this dry run pins it to the image's manifest digest.
+#
+# Usage: bash scripts/release/dry-run.sh [--out dist/release]
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="$repo/dist/release"
+if [ "${1:-}" = "--out" ]; then out="${2:?--out needs a directory}"; fi
+work="$repo/dist/release-images"
+log() { echo "release dry-run: $*" >&2; }
+die() {
+  log "$*"
+  exit 1
+}
+
+case "$(uname -m)" in
+  x86_64) arch=amd64 ;;
+  aarch64 | arm64) arch=arm64 ;;
+  *) die "unsupported host architecture $(uname -m)" ;;
+esac
+version="$(node -p 'require(process.argv[1]).version' "$repo/package.json")"
+# The names a tag v<version> pushed to github.com/kubemod-ts/kubemod-ts would get.
+image="$(bash "$repo/scripts/release/release-env.sh" "v$version" kubemod-ts | sed -n 's/^image=//p')"
+
+log "building the image for linux/$arch (npm run image)"
+rm -rf "$work"
+(cd "$repo" && npm run --silent image -- --arch "$arch" --out "$work/$arch") >&2
+digest="$(tr -d '[:space:]' < "$work/$arch/digest.txt")"
+
+bash "$repo/scripts/release/assemble.sh" --version "$version" --image "$image" \
+  --digest "$digest" --images "$work" --out "$out"
+
+log "verifying $out"
+(cd "$out" && sha256sum --check --strict --quiet checksums.txt) || die "checksums.txt does not verify"
+grep -qx "          image: $image@$digest" "$out/bundle.yaml" \
+  || die "$out/bundle.yaml does not pin the operator image to $image@$digest"
+tar -xzOf "$out/kubemod-ts-$version.tgz" kubemod-ts/Chart.yaml | grep -q "^version: $version\$" \
+  || die "the chart archive has no kubemod-ts/Chart.yaml with version $version"
+
+log "done: $(wc -l < "$out/checksums.txt") assets in $out, image $image@$digest (linux/$arch)"
+log "not done here (need GitHub's runners, ghcr.io and an OIDC token): the linux/$( [ "$arch" = amd64 ] && echo arm64 || echo amd64) image," \
+  "crane push and index, cosign sign and attest, build provenance, helm push, gh release create"
