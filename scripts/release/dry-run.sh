@@ -5,8 +5,9 @@
 # checksums; then verifies the result as a user would (sha256sum --check, the bundle's image, the
 # chart archive). What it cannot do is printed at the end, never skipped quietly.
 #
-# The workflow pins the bundle to the multi-arch index digest that `crane index append` returns;
-# with one architecture and no registry, this dry run pins it to the image's manifest digest.
+# The pushes run too, against a throwaway in-memory registry (`crane registry serve` on
+# 127.0.0.1): the same push-image.sh and push-index.sh as the workflow, so the bundle is pinned to
+# a real index digest (of one architecture here; the release's index has two).
 #
 # Usage: bash scripts/release/dry-run.sh [--out dist/release]
 set -euo pipefail
@@ -33,7 +34,22 @@ image="$(bash "$repo/scripts/release/release-env.sh" "v$version" kubemod-ts | se
 log "building the image for linux/$arch (npm run image)"
 rm -rf "$work"
 (cd "$repo" && npm run --silent image -- --arch "$arch" --out "$work/$arch") >&2
-digest="$(tr -d '[:space:]' < "$work/$arch/digest.txt")"
+
+CRANE="$(bash "$repo/scripts/release/build-crane.sh")"
+export CRANE
+registry_log="$(mktemp)"
+"$CRANE" registry serve --address 127.0.0.1:0 2> "$registry_log" &
+registry_pid=$!
+trap 'kill "$registry_pid" 2> /dev/null || true; rm -f "$registry_log"' EXIT
+for _ in $(seq 50); do
+  port="$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$registry_log")"
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || die "crane registry serve did not start: $(cat "$registry_log")"
+local_repo="127.0.0.1:$port/kubemod-ts"
+pushed="$(bash "$repo/scripts/release/push-image.sh" "$work/$arch" "$local_repo:$version-$arch")"
+digest="$(bash "$repo/scripts/release/push-index.sh" "$local_repo" "$version" "$pushed")"
 
 bash "$repo/scripts/release/assemble.sh" --version "$version" --image "$image" \
   --digest "$digest" --images "$work" --out "$out"
@@ -47,4 +63,4 @@ tar -xzOf "$out/kubemod-ts-$version.tgz" kubemod-ts/Chart.yaml | grep -q "^versi
 
 log "done: $(wc -l < "$out/checksums.txt") assets in $out, image $image@$digest (linux/$arch)"
 log "not done here (need GitHub's runners, ghcr.io and an OIDC token): the linux/$( [ "$arch" = amd64 ] && echo arm64 || echo amd64) image," \
-  "crane push and index, cosign sign and attest, build provenance, helm push, gh release create"
+  "the pushes to ghcr.io, cosign sign and attest, build provenance, helm push, gh release create"
