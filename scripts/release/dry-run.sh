@@ -9,12 +9,21 @@
 # 127.0.0.1): the same push-image.sh and push-index.sh as the workflow, so the bundle is pinned to
 # a real index digest (of one architecture here; the release's index has two).
 #
-# Usage: bash scripts/release/dry-run.sh [--out dist/release]
+# Usage: bash scripts/release/dry-run.sh [--out dist/release] [--image-dir DIR]
+#   --image-dir  use an image `npm run image` already wrote to DIR (e.g. dist/image) instead of
+#                building one; its architecture is read from its OCI index
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$repo/dist/release"
-if [ "${1:-}" = "--out" ]; then out="${2:?--out needs a directory}"; fi
+image_dir=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="${2:?--out needs a directory}" && shift 2 ;;
+    --image-dir) image_dir="${2:?--image-dir needs a directory}" && shift 2 ;;
+    *) echo "release dry-run: unknown argument $1" >&2 && exit 2 ;;
+  esac
+done
 work="$repo/dist/release-images"
 log() { echo "release dry-run: $*" >&2; }
 die() {
@@ -31,9 +40,17 @@ version="$(node -p 'require(process.argv[1]).version' "$repo/package.json")"
 # The names a tag v<version> pushed to github.com/kubemod-ts/kubemod-ts would get.
 image="$(bash "$repo/scripts/release/release-env.sh" "v$version" kubemod-ts | sed -n 's/^image=//p')"
 
-log "building the image for linux/$arch (npm run image)"
 rm -rf "$work"
-(cd "$repo" && npm run --silent image -- --arch "$arch" --out "$work/$arch") >&2
+if [ -n "$image_dir" ]; then
+  [ -f "$image_dir/oci/index.json" ] || die "--image-dir $image_dir: no oci/index.json"
+  arch="$(node -p 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).manifests[0].platform.architecture' "$image_dir/oci/index.json")"
+  log "using the linux/$arch image in $image_dir (not rebuilding it)"
+  mkdir -p "$work"
+  cp -R "$image_dir" "$work/$arch"
+else
+  log "building the image for linux/$arch (npm run image)"
+  (cd "$repo" && npm run --silent image -- --arch "$arch" --out "$work/$arch") >&2
+fi
 
 CRANE="$(bash "$repo/scripts/release/build-crane.sh")"
 export CRANE
