@@ -129,7 +129,9 @@ async function installKubeMod(namespace: string): Promise<void> {
   ]);
   await kubectl(['create', 'namespace', namespace]);
   // ModRules first: KubeMod's ModRule webhooks fail closed and no KubeMod operator runs here.
-  await kubectl(['apply', '-f', '-'], {
+  // `kubectl create` keeps explicit nulls as GitOps tools and server-side apply do (a client-side
+  // `kubectl apply` would strip them before they reach the API server).
+  await kubectl(['create', '-f', '-'], {
     input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rules(namespace) }),
   });
   await kubectl(['apply', '-f', join(fixtures, 'operator.yaml')]);
@@ -329,7 +331,7 @@ describe.each([
       ['mutatingwebhookconfiguration', MUTATING],
       ['validatingwebhookconfiguration', VALIDATING],
     ] as const) {
-      const config = (await kubectlJson(['get', kind, name])) as {
+      const config = (await kubectlJson(['get', kind, name, '--show-managed-fields'])) as {
         metadata: Meta;
         webhooks: { name: string; clientConfig: { caBundle?: string } }[];
       };
