@@ -127,7 +127,7 @@ describe('scripts/release/pin-bundle.ts (the command the release runs)', () => {
     expect(stdout).toContain(`pinned to ${digest}`);
     expect(readFileSync(out, 'utf8')).toBe(pinBundleImage(bundleText, { digest }));
     expect(readFileSync(join(repoRoot, 'bundle.yaml'), 'utf8')).toBe(bundleText);
-  });
+  }, 30_000);
 
   it('fails with the reason and writes nothing for a bad digest', async () => {
     const out = join(work, 'bad', 'bundle.yaml');
@@ -135,5 +135,5 @@ describe('scripts/release/pin-bundle.ts (the command the release runs)', () => {
       /pin-bundle: digest "latest": expected sha256/,
     );
     expect(() => readFileSync(out)).toThrow(/ENOENT/);
-  });
+  }, 30_000);
 });
