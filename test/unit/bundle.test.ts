@@ -57,6 +57,53 @@ function webhooks(kind: string, name: string): Map<string, Webhook> {
   return new Map(list.map((webhook) => [webhook.name, webhook]));
 }
 
+interface SchemaNode {
+  readonly type?: string;
+  readonly nullable?: boolean;
+  readonly default?: unknown;
+  readonly enum?: readonly string[];
+  readonly required?: readonly string[];
+  readonly minItems?: number;
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly items?: SchemaNode;
+}
+
+/** Every node of a CRD's openAPIV3Schema by path (`spec.match[].matchValue`), status excluded. */
+function schemaNodes(crd: BundleObject): Map<string, SchemaNode> {
+  const versions = (crd.spec as { versions: { schema: { openAPIV3Schema: SchemaNode } }[] })
+    .versions;
+  const nodes = new Map<string, SchemaNode>();
+  const visit = (node: SchemaNode, path: string): void => {
+    nodes.set(path, node);
+    for (const [name, child] of Object.entries(node.properties ?? {})) {
+      if (path === '' && name === 'status') continue;
+      visit(child, path === '' ? name : `${path}.${name}`);
+    }
+    if (node.items !== undefined) visit(node.items, `${path}[]`);
+  };
+  visit(versions[0]?.schema.openAPIV3Schema ?? {}, '');
+  return nodes;
+}
+
+/** What a schema node means for stored objects: everything but descriptions and bounds. */
+function meaning(node: SchemaNode | undefined): object {
+  return {
+    type: node?.type,
+    nullable: node?.nullable ?? false,
+    default: node?.default,
+    enum: node?.enum === undefined ? undefined : [...node.enum].sort(),
+    required: node?.required === undefined ? undefined : [...node.required].sort(),
+    minItems: node?.minItems,
+  };
+}
+
+const kubemodCrd = parseDocuments(
+  readFileSync(join(repoRoot, 'test/fixtures/kubemod-install/namespace-and-crd.yaml'), 'utf8'),
+  'test/fixtures/kubemod-install/namespace-and-crd.yaml',
+).find((doc) => doc.kind === 'CustomResourceDefinition');
+if (kubemodCrd === undefined) throw new Error('the KubeMod fixture has no CRD');
+const kubemodSchema = schemaNodes(kubemodCrd);
+
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -317,6 +364,30 @@ describe('bundle.yaml', () => {
       'rejectMessage',
       'targetNamespaceRegex',
       'type',
+    ]);
+  });
+
+  // KubeMod's CRD (test/fixtures/kubemod-install) defines what a stored ModRule means: a field
+  // that is nullable there keeps its null here, a default fills the same value, an enum accepts
+  // the same words. Anything else would silently change rules when switching. (The execution tier
+  // bounds are the ones KubeMod's webhook enforces; status is ours alone.)
+  it.each([...kubemodSchema.keys()].map((path) => [path === '' ? '(root)' : path, path]))(
+    "keeps the meaning of KubeMod's schema at %s",
+    (_label, path) => {
+      const ours = schemaNodes(find('CustomResourceDefinition', 'modrules.api.kubemod.io'));
+      expect(ours.has(path), `${path} is in our CRD`).toBe(true);
+      expect(meaning(ours.get(path))).toEqual(meaning(kubemodSchema.get(path)));
+    },
+  );
+
+  it("has no ModRule field that KubeMod's CRD lacks (it would be kept instead of pruned)", () => {
+    const ours = schemaNodes(find('CustomResourceDefinition', 'modrules.api.kubemod.io'));
+    expect([...ours.keys()].sort()).toEqual([...kubemodSchema.keys()].sort());
+    const nullable = [...ours].filter(([, node]) => node.nullable === true).map(([path]) => path);
+    expect(nullable.sort()).toEqual([
+      'spec.match[].matchRegex',
+      'spec.match[].matchValue',
+      'spec.patch[].value',
     ]);
   });
 });
