@@ -222,20 +222,24 @@ build() {
   # shellcheck disable=SC2064 # expand now: work is local
   trap "rm -rf '$work'" EXIT
 
+  local t0=$SECONDS t_debian t_node t_app
   ensure_tools
   node_dir="$(fetch_node "$node_arch")"
   debian="$(debian_layer)"
+  t_debian=$SECONDS
 
   mkdir -p "$work/node/usr/local/bin" "$work/node/usr/local/share/doc/node"
   cp "$node_dir/bin/node" "$work/node/usr/local/bin/node"
   cp "$node_dir/LICENSE" "$work/node/usr/local/share/doc/node/LICENSE"
   local node_diff
   node_diff="$(make_layer "$work/node" "$work/node.tar.gz" root)"
+  t_node=$SECONDS
 
   mkdir -p "$work/app-root"
   app_tree "$node_dir" "$work/app-root/app"
   local app_diff
   app_diff="$(make_layer "$work/app-root" "$work/app.tar.gz" root)"
+  t_app=$SECONDS
 
   local packages_label
   packages_label="$(awk '{ printf "%s%s=%s", sep, $1, $2; sep="," }' "$debian/packages.txt")"
@@ -281,7 +285,7 @@ EOF
   # From package-lock.json: the production dependencies /app holds (npm sbom checks a
   # node_modules tree against devDependencies too, which /app does not have).
   (cd "$repo" && npm sbom --sbom-format cyclonedx --omit dev --package-lock-only > "$out/sbom.cdx.json")
-  log "$IMAGE_NAME:$version ($arch) $digest"
+  log "$IMAGE_NAME:$version ($arch) $digest in $((SECONDS - t0)) s (Node and Debian layers $((t_debian - t0)) s, node layer $((t_node - t_debian)) s, /app layer $((t_app - t_node)) s)"
   log "  layers: debian $(du -h "$debian/layer.tar.gz" | cut -f1), node $(du -h "$work/node.tar.gz" | cut -f1), app $(du -h "$work/app.tar.gz" | cut -f1)"
   log "  wrote $out/{oci/,$IMAGE_NAME.tar,digest.txt,packages.txt,sbom.cdx.json}"
 }
