@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the kubemod-ts container image without a container daemon, reproducibly
-# (docs/image-build.md). Three layers, each a tarball with sorted entries, fixed mtimes
-# (SOURCE_DATE_EPOCH = the commit time), numeric owners and no atime/ctime, compressed with gzip -n:
+# (docs/image-build.md). Three layers, each a tarball with sorted entries, fixed mtimes (0 for the
+# first two, SOURCE_DATE_EPOCH = the commit time for /app), numeric owners and no atime/ctime,
+# compressed with gzip -n:
 #
 #   1. Debian runtime libraries (libc6, libstdc++6, libgcc-s1, ca-certificates, tzdata and their
 #      dependencies) unpacked by `mmdebstrap --variant=extract`, plus /etc/passwd with the
@@ -36,6 +37,10 @@ DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR="${KUBEMOD_IMAGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 DEBIAN_PACKAGES=(libc6 libstdc++6 libgcc-s1 ca-certificates tzdata)
 IMAGE_NAME=kubemod-ts
+# The Debian and Node layers do not change with the commit, so their files get a fixed mtime
+# rather than the commit time: the same packages give the same layer digest in every release,
+# which registries and nodes then store and pull once.
+BASE_LAYER_MTIME=0
 SOURCE_URL=https://github.com/kubemod-ts/kubemod-ts
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -92,10 +97,11 @@ ensure_tools() {
   tar --version | grep -q 'GNU tar' || die "GNU tar is required (--sort=name)"
 }
 
-# make_layer <dir> <out.tar.gz> <owners: keep|root>: a deterministic tarball of the directory's
-# contents; prints the diff id (sha256 of the uncompressed tar).
+# make_layer <dir> <out.tar.gz> <owners: keep|root> <mtime>: a deterministic tarball of the
+# directory's contents, every entry's mtime set to <mtime> (seconds since the epoch); prints the
+# diff id (sha256 of the uncompressed tar).
 make_layer() {
-  local dir="$1" dest="$2" owners="$3" flags=() entries=()
+  local dir="$1" dest="$2" owners="$3" mtime="$4" flags=() entries=()
   if [ "$owners" = root ]; then
     # Files we copy in (Node, /app) get root ownership and umask-independent modes.
     flags=(--owner=0 --group=0 --mode=u+rwX,go+rX,go-w)
@@ -103,7 +109,7 @@ make_layer() {
   mapfile -t entries < <(cd "$dir" && LC_ALL=C ls -A)
   (cd "$dir" && LC_ALL=C tar --create --file=- --sort=name --format=posix \
     --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
-    --mtime="@$SOURCE_DATE_EPOCH" --numeric-owner "${flags[@]}" -- "${entries[@]}") > "$dest.tar"
+    --mtime="@$mtime" --numeric-owner "${flags[@]}" -- "${entries[@]}") > "$dest.tar"
   echo "sha256:$(sha256sum "$dest.tar" | cut -d' ' -f1)"
   gzip -n -6 < "$dest.tar" > "$dest"
   rm "$dest.tar"
@@ -177,7 +183,7 @@ debian_layer() {
   mkdir -p "$root/home/nonroot" "$root/root" "$root/tmp"
   chown 65532:65532 "$root/home/nonroot" && chmod 0700 "$root/home/nonroot" "$root/root"
   chmod 1777 "$root/tmp"
-  make_layer "$root" "$dir/layer.tar.gz" keep > "$dir/diffid"
+  make_layer "$root" "$dir/layer.tar.gz" keep "$BASE_LAYER_MTIME" > "$dir/diffid"
   rm -rf "$root"
   echo "$dir"
 }
@@ -232,13 +238,13 @@ build() {
   cp "$node_dir/bin/node" "$work/node/usr/local/bin/node"
   cp "$node_dir/LICENSE" "$work/node/usr/local/share/doc/node/LICENSE"
   local node_diff
-  node_diff="$(make_layer "$work/node" "$work/node.tar.gz" root)"
+  node_diff="$(make_layer "$work/node" "$work/node.tar.gz" root "$BASE_LAYER_MTIME")"
   t_node=$SECONDS
 
   mkdir -p "$work/app-root"
   app_tree "$node_dir" "$work/app-root/app"
   local app_diff
-  app_diff="$(make_layer "$work/app-root" "$work/app.tar.gz" root)"
+  app_diff="$(make_layer "$work/app-root" "$work/app.tar.gz" root "$SOURCE_DATE_EPOCH")"
   t_app=$SECONDS
 
   local packages_label
