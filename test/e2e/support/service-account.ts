@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,10 @@ export async function mountOperatorServiceAccount(
   writeFileSync(join(dir, 'token'), await issueToken(namespace, OPERATOR_SERVICE_ACCOUNT));
   writeFileSync(join(dir, 'ca.crt'), caPem);
   writeFileSync(join(dir, 'namespace'), namespace);
+  // The kubelet's projected volume modes (directory 0755, files 0644): a container running as
+  // another user (the image's 65532) reads them too.
+  chmodSync(dir, 0o755);
+  for (const file of ['token', 'ca.crt', 'namespace']) chmodSync(join(dir, file), 0o644);
   const url = new URL(server);
   return {
     dir,
