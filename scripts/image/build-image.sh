@@ -31,6 +31,7 @@
 #                          layer rebuilt (pinned to the first build's packages.txt; with
 #                          --no-cache node_modules too) and fail unless the digests match
 set -euo pipefail
+umask 022 # directories the build creates get the same modes everywhere
 
 NODE_VERSION=24.21.0 # Node 24 LTS ("Krypton"); bump together with the Dockerfile's comment
 DEBIAN_SUITE=bookworm
@@ -150,6 +151,9 @@ debian_layer() {
     echo "$dir"
     return
   fi
+  # As root, mmdebstrap unpacks with the packages' owners, which the layer keeps (numeric); as
+  # another user it would map them to that user's.
+  [ "$(id -u)" = 0 ] || die "the Debian layer is built as root: sudo -E env \"PATH=\$PATH\" npm run image"
   log "mmdebstrap $DEBIAN_SUITE/$debian_arch: $includes"
   rm -rf "$dir" && mkdir -p "$dir"
   root="$dir/rootfs"
