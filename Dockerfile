@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
 # kubemod-ts operator image. Node 24 LTS; the native re2 addon is compiled in the build stages and
 # only dist/src plus production node_modules reach the final image, which runs as a non-root user.
-# scripts/build-artifact.sh produces the same /app tree without Docker (and test/e2e tests it).
+# scripts/build-artifact.sh produces the same /app tree without Docker (and test/e2e tests it);
+# the releases use the daemonless, reproducible build instead (npm run image, docs/image-build.md),
+# whose Node version (NODE_VERSION in scripts/image/build-image.sh) this one follows.
 
-ARG NODE_IMAGE=node:24-slim
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # Toolchain for node-gyp (re2). DEVELOPMENT_SKIP_GETTING_ASSET: build re2 from source instead of
 # downloading a prebuilt binary from GitHub.
@@ -41,5 +43,5 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 USER 65532:65532
 EXPOSE 9443 8081
-ENTRYPOINT ["node", "dist/src/cli/main.js"]
+ENTRYPOINT ["node", "/app/dist/src/cli/main.js"]
 CMD ["operator"]

@@ -5,6 +5,10 @@
 # runs it with the current Node.
 #
 # Usage: bash scripts/build-artifact.sh <outdir>     (outdir must be absent or empty)
+#
+# BUILD_ARTIFACT_MODULES_CACHE=<dir> keeps the pruned production node_modules there, keyed by the
+# Node version, target architecture (npm_config_arch) and package-lock.json, and reuses them
+# instead of running npm ci (and compiling re2) again; scripts/image/build-image.sh sets it.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -30,12 +34,27 @@ fi
 export DEVELOPMENT_SKIP_GETTING_ASSET=1
 
 log "compiling TypeScript (npm run build)"
-(cd "$repo" && rm -rf dist && npm run build >&2)
+# Only dist/src: other outputs under dist/ (dist/image, the bench build) stay.
+(cd "$repo" && rm -rf dist/src && npm run build >&2)
 
-log "installing production dependencies into $out"
 cp "$repo/package.json" "$repo/package-lock.json" "$out/"
-(cd "$out" && npm ci --omit=dev --no-audit --no-fund >&2)
-bash "$repo/scripts/prune-native-build.sh" "$out/node_modules"
+modules_cache=""
+if [ -n "${BUILD_ARTIFACT_MODULES_CACHE:-}" ]; then
+  key="$(node --version)-${npm_config_arch:-$(node -p process.arch)}-$(sha256sum "$repo/package-lock.json" | cut -c1-16)"
+  modules_cache="$BUILD_ARTIFACT_MODULES_CACHE/$key"
+fi
+if [ -n "$modules_cache" ] && [ -d "$modules_cache/node_modules" ]; then
+  log "production dependencies from $modules_cache"
+  cp -a "$modules_cache/node_modules" "$out/node_modules"
+else
+  log "installing production dependencies into $out"
+  (cd "$out" && npm ci --omit=dev --no-audit --no-fund >&2)
+  bash "$repo/scripts/prune-native-build.sh" "$out/node_modules"
+  if [ -n "$modules_cache" ]; then
+    rm -rf "$BUILD_ARTIFACT_MODULES_CACHE" && mkdir -p "$modules_cache"
+    cp -a "$out/node_modules" "$modules_cache/node_modules"
+  fi
+fi
 
 mkdir -p "$out/dist"
 cp -R "$repo/dist/src" "$out/dist/src"

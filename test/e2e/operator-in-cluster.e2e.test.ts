@@ -1,110 +1,42 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { RequestOptions } from 'node:https';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runOperator } from '../../src/cli/operator-command.js';
 import { createKubeClient, KubeApiError } from '../../src/controller/kube-client.js';
-import { inClusterConnection, kubeconfigConnection } from '../../src/controller/kube-connection.js';
+import { inClusterConnection } from '../../src/controller/kube-connection.js';
 import type { RunningOperator } from '../../src/controller/operator.js';
-import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import { kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import { installCrd } from './support/operator-env.js';
+import {
+  issueToken,
+  mountOperatorServiceAccount,
+  OPERATOR_SERVICE_ACCOUNT,
+} from './support/service-account.js';
 
 // The in-cluster configuration, pointed at the e2e API server: a service-account token issued by
 // the API server (TokenRequest) and its CA, laid out in a directory as the kubelet mounts them in
 // a Pod, KUBERNETES_SERVICE_HOST/PORT set as in a Pod. The operator then runs with only that
 // identity and the permissions of config/rbac, as it does when deployed.
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const local = inject('localControlPlane');
 const ns = uniqueName('incluster');
-const SERVICE_ACCOUNT = 'kubemod-operator';
+const SERVICE_ACCOUNT = OPERATOR_SERVICE_ACCOUNT;
 const clusterRole = `${ns}-operator`;
 const mutating = `${ns}-mutating`;
 const validating = `${ns}-validating`;
 let saDir: string;
-let env: Record<string, string>;
-
-interface Doc {
-  kind: string;
-  metadata: { name: string; namespace?: string };
-  roleRef?: { name: string };
-  subjects?: { namespace?: string }[];
-  rules?: { resourceNames?: string[] }[];
-}
-
-/**
- * config/rbac for a service account in `ns`: the ClusterRole (and its binding) under a unique
- * name, the webhook configurations it names renamed to this test's, the Role in `ns`.
- */
-function rbacFor(namespace: string): Doc[] {
-  const docs = ['cluster-role', 'cluster-role-binding', 'role', 'role-binding']
-    .flatMap((file) => loadAll(readFileSync(join(repoRoot, 'config/rbac', `${file}.yaml`), 'utf8')))
-    .filter((d): d is Doc => typeof d === 'object' && d !== null);
-  const renamed: Record<string, string> = {
-    'kubemod-mutating-webhook-configuration': mutating,
-    'kubemod-validating-webhook-configuration': validating,
-  };
-  return docs.map((doc) => {
-    const clusterScoped = doc.kind.startsWith('Cluster');
-    return {
-      ...doc,
-      metadata: clusterScoped
-        ? { ...doc.metadata, name: clusterRole }
-        : { ...doc.metadata, namespace },
-      ...(doc.roleRef === undefined
-        ? {}
-        : { roleRef: { ...doc.roleRef, ...(clusterScoped ? { name: clusterRole } : {}) } }),
-      ...(doc.subjects === undefined
-        ? {}
-        : { subjects: doc.subjects.map((s) => ({ ...s, namespace })) }),
-      ...(doc.rules === undefined
-        ? {}
-        : {
-            rules: doc.rules.map((r) =>
-              r.resourceNames === undefined
-                ? r
-                : { ...r, resourceNames: r.resourceNames.map((n) => renamed[n] ?? n) },
-            ),
-          }),
-    };
-  });
-}
-
-/** The API server's CA as the admin kubeconfig has it. */
-async function clusterCaPem(): Promise<string> {
-  const opts: RequestOptions = {};
-  await kubeconfigConnection(kubeconfig()).authorize(opts);
-  if (opts.ca === undefined) throw new Error('the e2e kubeconfig has no CA');
-  return String(opts.ca);
-}
-
-async function issueToken(serviceAccount: string): Promise<string> {
-  return (await kubectl(['create', 'token', serviceAccount, '-n', ns, '--duration=1h'])).trim();
-}
+let env: Readonly<Record<string, string>>;
 
 describe.runIf(local)('the in-cluster configuration against the e2e API server', () => {
   beforeAll(async () => {
     await kubectl(['create', 'namespace', ns]);
-    await kubectl(['create', 'serviceaccount', SERVICE_ACCOUNT, '-n', ns]);
     await kubectl(['create', 'serviceaccount', 'other', '-n', ns]);
-    await kubectlApply({ apiVersion: 'v1', kind: 'List', items: rbacFor(ns) });
+    ({ dir: saDir, env } = await mountOperatorServiceAccount(ns, clusterRole, {
+      'kubemod-mutating-webhook-configuration': mutating,
+      'kubemod-validating-webhook-configuration': validating,
+    }));
     await installCrd(kubectl);
-    saDir = mkdtempSync(join(tmpdir(), 'kubemod-sa-'));
-    writeFileSync(join(saDir, 'token'), await issueToken(SERVICE_ACCOUNT));
-    writeFileSync(join(saDir, 'ca.crt'), await clusterCaPem());
-    writeFileSync(join(saDir, 'namespace'), ns);
-    const server = new URL(
-      (
-        JSON.parse(await kubectl(['config', 'view', '--minify', '-o', 'json'])) as {
-          clusters: { cluster: { server: string } }[];
-        }
-      ).clusters[0]?.cluster.server ?? '',
-    );
-    env = { KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port };
   });
 
   afterAll(async () => {
@@ -142,11 +74,11 @@ describe.runIf(local)('the in-cluster configuration against the e2e API server',
     expect((forbidden as KubeApiError).statusCode).toBe(403);
 
     // The kubelet replaces the token file; the next read after a minute picks it up.
-    writeFileSync(join(saDir, 'token'), await issueToken('other'));
+    writeFileSync(join(saDir, 'token'), await issueToken(ns, 'other'));
     expect(await whoami()).toBe(`system:serviceaccount:${ns}:${SERVICE_ACCOUNT}`);
     now += 60_000;
     expect(await whoami()).toBe(`system:serviceaccount:${ns}:other`);
-    writeFileSync(join(saDir, 'token'), await issueToken(SERVICE_ACCOUNT));
+    writeFileSync(join(saDir, 'token'), await issueToken(ns, SERVICE_ACCOUNT));
   });
 
   it('runs the operator without a kubeconfig: synced, leading, statuses written', async () => {
