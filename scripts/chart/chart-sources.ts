@@ -7,7 +7,7 @@ import { BUNDLE_SOURCES } from '../bundle-sources.js';
 export const CHART_DIR = 'charts/kubemod-ts';
 
 /** The ClusterRole and binding that let apply-to-existing update existing objects. */
-export const APPLY_EXISTING_RBAC_SOURCE = 'config/rbac/apply-existing-cluster-role.yaml';
+export const APPLY_EXISTING_RBAC_SOURCE = 'config/optional/apply-to-existing-rbac.yaml';
 
 /** The read-only ClusterRole and binding of the periodic audit. */
 export const AUDIT_RBAC_SOURCE = 'config/rbac/audit-cluster-role.yaml';

@@ -1,5 +1,5 @@
 import { safeJson, safeYaml } from '../cli/machine-text.js';
-import { terminalLines, terminalText as t } from '../cli/terminal-text.js';
+import { terminalLines, terminalText as t } from '../engine/terminal-text.js';
 import type { AuditFinding, AuditRunResult, AuditRuleFailure } from './audit-run.js';
 import type { Unreadable } from './scan.js';
 

@@ -29,7 +29,7 @@ import type { Unreadable } from '../audit/scan.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js';
 import { expandRuleFiles, readText } from './read-inputs.js';
-import { terminalLines, terminalText } from './terminal-text.js';
+import { terminalLines, terminalText } from '../engine/terminal-text.js';
 
 export interface AuditIo extends CliIo {
   /** The Kubernetes API (tests); by default built from the kubeconfig. */

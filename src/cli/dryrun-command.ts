@@ -13,7 +13,7 @@ import {
   requestNamespace,
 } from './read-inputs.js';
 import { safeJson, safeYaml } from './machine-text.js';
-import { terminalLines, terminalText } from './terminal-text.js';
+import { terminalLines, terminalText } from '../engine/terminal-text.js';
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>
                          [--namespace <ns>] [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]

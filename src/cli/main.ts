@@ -2,7 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { processIo, type CliIo } from './cli-io.js';
-import { terminalText } from './terminal-text.js';
+import { terminalText } from '../engine/terminal-text.js';
 
 const USAGE = `Usage: kubemod-ts <command> [options]
 

@@ -15,7 +15,7 @@ import {
 } from '../webhook/thread-priority.js';
 import type { CliIo } from './cli-io.js';
 import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
-import { terminalLines } from './terminal-text.js';
+import { terminalLines } from '../engine/terminal-text.js';
 
 export interface OperatorIo extends CliIo {
   /** Stops the operator like SIGTERM does (tests). When absent, SIGTERM/SIGINT are handled. */

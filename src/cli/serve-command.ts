@@ -23,7 +23,7 @@ import {
   keepHelperThreadsLowered,
 } from '../webhook/thread-priority.js';
 import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
-import { terminalLines } from './terminal-text.js';
+import { terminalLines } from '../engine/terminal-text.js';
 
 export interface ServeIo {
   readonly stdout: { write(text: string): unknown };

@@ -5,7 +5,7 @@ import { CliError, type CliIo } from './cli-io.js';
 import { discoverTestFiles } from './rule-tests/discover-test-files.js';
 import { loadTestFile } from './rule-tests/load-test-file.js';
 import { fileText } from './rule-tests/report-text.js';
-import { terminalLines, terminalText } from './terminal-text.js';
+import { terminalLines, terminalText } from '../engine/terminal-text.js';
 import { jsonReport } from './rule-tests/report-json.js';
 import { junitReport } from './rule-tests/report-junit.js';
 import { runTestFile, type FileResult } from './rule-tests/run-test-file.js';

@@ -1,4 +1,4 @@
-import { terminalText } from '../terminal-text.js';
+import { terminalText } from '../../engine/terminal-text.js';
 import type { CaseResult, CaseStatus, FileResult } from './run-test-file.js';
 
 const LABELS: Readonly<Record<CaseStatus, string>> = {

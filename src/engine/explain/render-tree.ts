@@ -1,4 +1,4 @@
-import { terminalText } from '../../cli/terminal-text.js';
+import { terminalText } from '../terminal-text.js';
 import type { ExplainStatus } from './schema.js';
 
 /** The members of a node a generic renderer needs (every explain node has them). */
