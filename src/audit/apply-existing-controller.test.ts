@@ -412,4 +412,32 @@ describe('apply-to-existing controller', () => {
     expect(accessed).toEqual(['r']);
     await s.controller.stop();
   });
+
+  it('looks at a Disabled rule re-created under the same name at once, not after the retry', async () => {
+    const refused: string[] = [];
+    const gate: ApplyGate = {
+      enabled: (_rule, obj) => {
+        const uid = (obj.metadata as JsonObject).uid;
+        if (uid === 'uid-r') {
+          refused.push('uid-r');
+          return Promise.resolve({ allowed: false, reason: 'the author may not use it' });
+        }
+        return Promise.resolve({ allowed: true });
+      },
+      accessFor: (obj) => ALLOW.accessFor(obj),
+    };
+    const s = setup({ retryMs: 600_000 }, { gate });
+    const key = s.addRule('shop', 'r', 1);
+    s.controller.consider(key);
+    await s.clock.advance(1_000);
+    expect(refused).toEqual(['uid-r']);
+    // Deleted and created again (a new uid): its job runs within seconds, not in ten minutes.
+    const old = s.objects.get(key) ?? {};
+    s.objects.set(key, { ...old, metadata: { ...(old.metadata as JsonObject), uid: 'uid-r2' } });
+    s.controller.consider(key);
+    await s.clock.until(() => s.completed().length === 1, 5_000);
+    expect(s.api.updates('r-0')).toBe(1);
+    expect(refused).toEqual(['uid-r']);
+    await s.controller.stop();
+  });
 });

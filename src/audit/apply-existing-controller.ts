@@ -218,6 +218,13 @@ export function createApplyExistingController(
       return;
     }
     const incarnation = incarnationOf(obj);
+    if (recheck.has(key) && settled.get(key) !== incarnation) {
+      // Edited or re-created while its Disabled predecessor waits for the re-check: a new rule
+      // (perhaps by a new author) is looked at now, not after the predecessor's retry delay.
+      waiting.delete(key);
+      recheck.delete(key);
+      settled.delete(key);
+    }
     if (settled.get(key) === incarnation || waiting.has(key)) return;
     const now = options.now();
     let seen = firstSeen.get(key);

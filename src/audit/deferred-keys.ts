@@ -41,6 +41,12 @@ export class DeferredKeys {
     this.arm();
   }
 
+  /** Forgets a held key (its onDue is not called); the timer is left armed, and fires harmlessly. */
+  delete(key: string): void {
+    if (!this.keys.delete(key)) return;
+    this.entries = this.entries.filter((entry) => entry.key !== key);
+  }
+
   private arm(): void {
     const head = this.entries[0];
     if (head === undefined || this.signal.aborted) return;
