@@ -1,14 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KubemodError } from '../../errors/catalog.js';
-import { DEFAULT_WORK_LIMITS, WorkMeter, withMeter } from '../work-meter.js';
+import { DEFAULT_WORK_LIMITS, WorkMeter, withMeter, type WorkLimits } from '../work-meter.js';
 import { compileTemplate, MAX_TEMPLATE_ACTIONS } from './index.js';
 import { sampleContext } from './test-fixtures.js';
 
 /** Renders `source` the way evaluate() does: one rule's allowance of the default work meter. */
-function renderAsRule(source: string, context: Record<string, unknown> = sampleContext()): string {
+function renderAsRule(
+  source: string,
+  context: Record<string, unknown> = sampleContext(),
+  limits: Partial<WorkLimits> = {},
+): string {
   const template = compileTemplate(source);
-  const meter = new WorkMeter();
+  const meter = new WorkMeter(limits);
   return withMeter(meter, () => meter.runRule('tenant', 'rule', () => template.render(context)));
 }
 
@@ -18,12 +22,12 @@ interface Outcome {
   readonly heapGrowth: number;
 }
 
-function attack(source: string): Outcome {
+function attack(source: string, limits: Partial<WorkLimits> = {}): Outcome {
   const heapBefore = process.memoryUsage().heapUsed;
   const start = performance.now();
   let kind = 'ok';
   try {
-    renderAsRule(source);
+    renderAsRule(source, sampleContext(), limits);
   } catch (err) {
     kind = err instanceof KubemodError ? err.kind : `UNEXPECTED ${String(err)}`;
   }
@@ -218,8 +222,13 @@ describe('hostile templates are cut off quickly, with a limit error', () => {
   });
 
   it('refuses a cycle with DEPTH_LIMIT, not by running out of stack', () => {
-    expect(attack(`${CYCLE}{{ $c }}`).kind).toBe('DEPTH_LIMIT');
-    expect(attack(`${CYCLE}{{ toJson $c }}`).kind).toBe('DEPTH_LIMIT');
+    // Which bound stops the walk is a question of depth against work units: the 5 ms time
+    // backstop is lifted here, because on a cold first render it can fire before the depth
+    // bound (3 of 200 fresh renders of the toJson case measured; issue 27 takes time out of
+    // outcomes altogether).
+    const unitsOnly = { ruleMillis: 60_000, namespaceMillis: 60_000, requestMillis: 60_000 };
+    expect(attack(`${CYCLE}{{ $c }}`, unitsOnly).kind).toBe('DEPTH_LIMIT');
+    expect(attack(`${CYCLE}{{ toJson $c }}`, unitsOnly).kind).toBe('DEPTH_LIMIT');
   });
 
   it('cuts the three examples of issue #12 off by the work budget of a render', () => {
