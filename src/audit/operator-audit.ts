@@ -15,6 +15,7 @@ import type { ApplyOptIn } from './apply-opt-in.js';
 import { authorOf } from './author-record.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
+import { createCachedTargets } from './cached-targets.js';
 import { discoverTargets } from './cluster-inputs.js';
 import { kubeAuditApi, kubeRuleReporter } from './kube-audit-api.js';
 import { identityOf } from './object-verdict.js';
@@ -96,12 +97,19 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
   const deps = { store: () => options.store, refs: options.refs, limits: options.limits };
   const targets = async (): Promise<readonly TargetResource[]> =>
     (await discoverTargets(api, dragnetRules())).targets;
+  // The gate checks the operator's own permission before every job: from a cached sweep, as the
+  // jobs themselves list (a sweep per job would undo the scheduler's discovery cache).
+  const gateTargets = createCachedTargets({
+    load: targets,
+    ttlMs: DEFAULT_APPLY_SCHEDULING.discoveryTtlMs,
+    now: options.now,
+  });
   // The trust checks of both loops: what each rule's author may list and update.
   const gate = kubeApplyGate({
     client: options.client,
     optIn: options.applyOptIn,
     namespaces: namespaceMap,
-    targets,
+    targets: () => gateTargets.get(),
     now: options.now,
   });
 
