@@ -43,11 +43,14 @@ export function escapeTemplateText(text: string): string {
   return text.replace(/\{\{|\}\}/g, (braces) => `{{ "${braces}" }}`);
 }
 
+/** A deep copy of a parsed object with every string escaped (other values, e.g. dates, cloned). */
 function escapeStrings(node: unknown): unknown {
   if (typeof node === 'string') return escapeTemplateText(node);
   if (Array.isArray(node)) return node.map(escapeStrings);
-  if (!isMapping(node)) return node;
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, escapeStrings(v)]));
+  if (isMapping(node) && Object.getPrototypeOf(node) === Object.prototype) {
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, escapeStrings(v)]));
+  }
+  return structuredClone(node);
 }
 
 /** The chart's standard labels first, then the object's own, then those of `extraValuePath`. */

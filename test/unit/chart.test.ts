@@ -23,7 +23,7 @@ import {
   renderChart,
   withValuesTable,
 } from '../../scripts/chart/render-chart.js';
-import { escapeTemplateText } from '../../scripts/chart/parameterise.js';
+import { escapeTemplateText, renderTemplate } from '../../scripts/chart/parameterise.js';
 import { sourceObjects } from '../../scripts/chart/source-objects.js';
 import { createTemplateSlots } from '../../scripts/chart/template-slots.js';
 
@@ -255,6 +255,25 @@ describe('template text', () => {
     { text: '{{{x}}}', escaped: '{{ "{{" }}{x{{ "}}" }}}' },
   ])('escapes $text so that Helm prints it as it is', ({ text, escaped }) => {
     expect(escapeTemplateText(text)).toBe(escaped);
+  });
+
+  it('is escaped in every string of a config/ object, other values kept', () => {
+    const object = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'kubemod-system' },
+      data: { legend: '{{rule}}' },
+      since: new Date(0),
+    };
+    const text = renderTemplate(
+      { path: 'config/x.yaml' },
+      [{ source: 'config/x.yaml', object }],
+      'kubemod-system',
+    );
+    expect(text).toContain('{{ "{{" }}rule{{ "}}" }}');
+    expect(text).toContain('since: 1970-01-01T00:00:00.000Z');
+    expect(text).toContain('namespace: {{ .Release.Namespace }}');
+    expect(object.data.legend).toBe('{{rule}}');
   });
 });
 
