@@ -26,7 +26,8 @@ export class Buffer extends Uint8Array {
     return value instanceof Buffer;
   }
 
-  static byteLength(value: string, _encoding: 'utf8' = 'utf8'): number {
+  /** UTF-8 bytes of `value` (the only encoding the engine asks for). */
+  static byteLength(value: string): number {
     let bytes = 0;
     for (let i = 0; i < value.length; i++) {
       const code = value.charCodeAt(i);

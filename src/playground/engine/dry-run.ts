@@ -30,7 +30,7 @@ export async function dryRunInPage(
     clusterNamespace: DEFAULT_CLUSTER_NAMESPACE,
     limits: { template: {}, work: {} },
   };
-  const bytes = new TextEncoder().encode(JSON.stringify(body) ?? '');
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
   const outcome = await runDryRunJob(
     bytes,
     { explain: options.explain === true },

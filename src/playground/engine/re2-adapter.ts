@@ -30,7 +30,7 @@ export default class RE2 {
     try {
       this.compiled = RE2JS.compile(translatePattern(pattern), options);
     } catch (err) {
-      throw new SyntaxError(nativeMessage(err));
+      throw new SyntaxError(nativeMessage(err), { cause: err });
     }
   }
 
