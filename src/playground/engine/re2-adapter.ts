@@ -92,16 +92,20 @@ const NATIVE_WORDING: readonly (readonly [string, string])[] = [
   ['invalid character class range', 'invalid character class range'],
   ['invalid character class', 'invalid character class'],
   ['invalid escape sequence', 'invalid escape sequence'],
-  ['unexpected )', 'missing )'],
+  ['unexpected )', 'unexpected )'],
   ['invalid UTF-8', 'invalid UTF-8'],
   ['expression too large', 'pattern too large - compile failed'],
 ];
 
 const PREFIX = 'error parsing regexp: ';
 
+/** Errors the C++ library reports without the offending text. */
+const WITHOUT_ARGUMENT: ReadonlySet<string> = new Set(['duplicate capture group name']);
+
 function nativeMessage(err: unknown): string {
   if (!(err instanceof RE2JSException)) return err instanceof Error ? err.message : String(err);
   let text = err.message.startsWith(PREFIX) ? err.message.slice(PREFIX.length) : err.message;
+  for (const bare of WITHOUT_ARGUMENT) if (text.startsWith(`${bare}: `)) return bare;
   for (const [go, native] of NATIVE_WORDING) {
     if (text === go) return native;
     if (text.startsWith(`${go}: `)) {
