@@ -2,6 +2,7 @@ import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recipesPlugin } from './recipes-plugin.js';
 
 /**
  * Builds the playground page into a static directory: the page's scripts and the libraries they
@@ -15,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PAGE_SOURCE_DIR = join(REPO_ROOT, 'src/playground');
 export const DEFAULT_PAGE_OUT_DIR = join(REPO_ROOT, 'dist/playground');
+/** The examples the page offers (`virtual:recipes`). */
+export const RECIPES_DIR = join(REPO_ROOT, 'samples/recipes');
 
 /** The in-browser engine's stand-ins for what the engine takes from Node (src/playground/engine). */
 const ENGINE_DIR = join(PAGE_SOURCE_DIR, 'engine');
@@ -64,6 +67,7 @@ export async function buildPlaygroundPage(
     absWorkingDir: REPO_ROOT,
     alias: ENGINE_ALIASES,
     inject: [...ENGINE_INJECT],
+    plugins: [recipesPlugin(RECIPES_DIR)],
   });
   const html = await readFile(join(PAGE_SOURCE_DIR, 'index.html'), 'utf8');
   await writeFile(join(outDir, 'index.html'), rewriteScriptTag(html));
