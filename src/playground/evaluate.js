@@ -72,3 +72,18 @@ export function forbidsEval(policy) {
   const sources = directives.get('script-src') ?? directives.get('default-src');
   return sources !== undefined && !sources.includes("'unsafe-eval'");
 }
+
+/**
+ * The page's scripting hook: `window.kubemodPlayground.evaluate(body)` evaluates a dry-run body
+ * as the page does (for tests and automation driving a static copy of the page; documented in
+ * docs/playground.md). Read-only, defined once when the page starts.
+ */
+export function exposeEvaluate() {
+  if (Object.hasOwn(window, 'kubemodPlayground')) return;
+  Object.defineProperty(window, 'kubemodPlayground', {
+    value: Object.freeze({ evaluate }),
+    enumerable: false,
+    writable: false,
+    configurable: false,
+  });
+}

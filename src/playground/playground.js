@@ -2,7 +2,7 @@
 // The playground page: editors in, /v1/dryrun?explain=true out, debounced; state in the fragment.
 
 import { byId, el, replace } from './dom.js';
-import { evaluate as evaluateDryRun } from './evaluate.js';
+import { evaluate as evaluateDryRun, exposeEvaluate } from './evaluate.js';
 import { EXAMPLE } from './example.js';
 import { readAnswer, showAnswer } from './results.js';
 import { decodeState, encodeState, OPERATIONS } from './share.js';
@@ -241,4 +241,5 @@ function start() {
   });
 }
 
+exposeEvaluate();
 start();
