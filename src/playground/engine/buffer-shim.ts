@@ -5,29 +5,30 @@
  * decoder Node also follows), and base64 skips characters outside the alphabet (either
  * alphabet, standard or URL-safe) and stops at the first `=`.
  */
-export class Buffer extends Uint8Array {
-  static override from(
+export const Buffer = {
+  /** Bytes of a string (UTF-8 or base64 text), or a view of an ArrayBuffer's bytes. */
+  from(
     value: string | ArrayBufferLike,
     encodingOrOffset: 'utf8' | 'base64' | number = 'utf8',
     length?: number,
-  ): Buffer {
+  ): BufferBytes {
     if (typeof value !== 'string') {
       const offset = typeof encodingOrOffset === 'number' ? encodingOrOffset : 0;
-      return new Buffer(value, offset, length ?? value.byteLength - offset);
+      return new BufferBytes(value as ArrayBuffer, offset, length ?? value.byteLength - offset);
     }
     const bytes =
       encodingOrOffset === 'base64' ? decodeBase64(value) : new TextEncoder().encode(value);
-    const buffer = new Buffer(bytes.length);
+    const buffer = new BufferBytes(bytes.length);
     buffer.set(bytes);
     return buffer;
-  }
+  },
 
-  static isBuffer(value: unknown): value is Buffer {
-    return value instanceof Buffer;
-  }
+  isBuffer(value: unknown): value is BufferBytes {
+    return value instanceof BufferBytes;
+  },
 
   /** UTF-8 bytes of `value` (the only encoding the engine asks for). */
-  static byteLength(value: string): number {
+  byteLength(value: string): number {
     let bytes = 0;
     for (let i = 0; i < value.length; i++) {
       const code = value.charCodeAt(i);
@@ -39,9 +40,9 @@ export class Buffer extends Uint8Array {
       } else bytes += 3;
     }
     return bytes;
-  }
+  },
 
-  static compare(a: Uint8Array, b: Uint8Array): -1 | 0 | 1 {
+  compare(a: Uint8Array, b: Uint8Array): -1 | 0 | 1 {
     const length = Math.min(a.length, b.length);
     for (let i = 0; i < length; i++) {
       const x = a[i] ?? 0;
@@ -49,8 +50,11 @@ export class Buffer extends Uint8Array {
       if (x !== y) return x < y ? -1 : 1;
     }
     return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-  }
+  },
+};
 
+/** The bytes `Buffer.from` returns: a Uint8Array whose toString decodes as Node's does. */
+export class BufferBytes extends Uint8Array {
   override toString(encoding: 'utf8' | 'base64' | 'hex' = 'utf8'): string {
     if (encoding === 'hex') {
       let out = '';
