@@ -58,19 +58,23 @@ function templatesNeedServer() {
 }
 
 /**
- * @param {string} policy a Content-Security-Policy header value
+ * Whether a Content-Security-Policy header value forbids 'unsafe-eval' for scripts. Several
+ * policies (headers joined with commas) all apply: one that forbids it is enough.
+ * @param {string} header
  * @returns {boolean}
  */
-export function forbidsEval(policy) {
-  const directives = new Map(
-    policy
-      .split(/[;,]/)
-      .map((part) => part.trim().split(/\s+/))
-      .filter((words) => words[0] !== undefined && words[0] !== '')
-      .map((words) => [String(words[0]).toLowerCase(), words.slice(1)]),
-  );
-  const sources = directives.get('script-src') ?? directives.get('default-src');
-  return sources !== undefined && !sources.includes("'unsafe-eval'");
+export function forbidsEval(header) {
+  return header.split(',').some((policy) => {
+    const directives = new Map(
+      policy
+        .split(';')
+        .map((part) => part.trim().split(/\s+/))
+        .filter((words) => words[0] !== undefined && words[0] !== '')
+        .map((words) => [String(words[0]).toLowerCase(), words.slice(1)]),
+    );
+    const sources = directives.get('script-src') ?? directives.get('default-src');
+    return sources !== undefined && !sources.includes("'unsafe-eval'");
+  });
 }
 
 /**
