@@ -2,13 +2,13 @@
 // The playground page: editors in, /v1/dryrun?explain=true out, debounced; state in the fragment.
 
 import { byId, el, replace } from './dom.js';
+import { evaluate as evaluateDryRun, exposeEvaluate } from './evaluate.js';
 import { EXAMPLE } from './example.js';
 import { readAnswer, showAnswer } from './results.js';
 import { decodeState, encodeState, OPERATIONS } from './share.js';
 
 /** Quiet time after the last keystroke before evaluating. */
 const DEBOUNCE_MS = 300;
-const DRYRUN_URL = 'v1/dryrun?explain=true';
 
 const rules = byId('rules', HTMLTextAreaElement);
 const resource = byId('resource', HTMLTextAreaElement);
@@ -90,15 +90,8 @@ async function evaluate() {
   /** @type {{ ok: boolean, status: number, body: unknown }} */
   let reply;
   try {
-    const response = await fetch(DRYRUN_URL, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    /** @type {unknown} */
-    const answer = await response.json().catch(() => undefined);
-    reply = { ok: response.ok, status: response.status, body: answer };
+    const answer = await evaluateDryRun(body);
+    reply = { ok: answer.status === 200, status: answer.status, body: answer.body };
   } catch (err) {
     if (controller.signal.aborted || id !== sequence) return;
     showError(`The server cannot be reached: ${err instanceof Error ? err.message : String(err)}`);
@@ -248,4 +241,5 @@ function start() {
   });
 }
 
+exposeEvaluate();
 start();
