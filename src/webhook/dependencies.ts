@@ -1,16 +1,15 @@
-import type { RuleFailure } from '../engine/evaluate.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DryRunRunnerFactory } from './dryrun-runner.js';
 import type { PlaygroundAssets } from './playground-assets.js';
-import type { SyntheticRefLookups } from './synthetic-refs.js';
+import type { RuleFailure, SyntheticRefLookups } from '../engine/evaluate.js';
 import type { HelperThreadPriority } from './thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
 
-// The types below are defined beside the code that uses them (which must not import this file
-// back: that made an import cycle); they are re-exported here for the webhook's callers.
-export type { SyntheticRefLookups } from './synthetic-refs.js';
+// Defined beside the code that uses them (which must not import this file back: that made an
+// import cycle), and re-exported here for the webhook's callers.
+export type { SyntheticRefLookups } from '../engine/evaluate.js';
 export { loopSlicing, type LoopSlicing } from './loop-slicing.js';
 export {
   DEFAULT_DRYRUN_WORKER_LIMITS,

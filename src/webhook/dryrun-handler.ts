@@ -4,6 +4,7 @@ import {
   type EvaluationRequest,
   type EvaluationResult,
   type RuleFailure,
+  type SyntheticRefLookups,
   type SyntheticRefs,
 } from '../engine/evaluate.js';
 import { explainEvaluation, type ExplainDocument } from '../engine/explain/index.js';
@@ -21,7 +22,6 @@ import { httpStatusOf } from './errors.js';
 import {
   lookupSyntheticRefs,
   syntheticRefNames,
-  type SyntheticRefLookups,
   type SyntheticRefNames,
 } from './synthetic-refs.js';
 import type { WebhookLimits } from './webhook-limits.js';

@@ -1,7 +1,8 @@
 import type { Logger } from '../observability/logger.js';
 import type { DryRunDependencies, DryRunOptions } from './dryrun-handler.js';
 import { runDryRunJob, type DryRunJobResult } from './dryrun-job.js';
-import { lookupSyntheticRefs, type SyntheticRefLookups } from './synthetic-refs.js';
+import type { SyntheticRefLookups } from '../engine/evaluate.js';
+import { lookupSyntheticRefs } from './synthetic-refs.js';
 import type { HelperThreadPriority } from './thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
 

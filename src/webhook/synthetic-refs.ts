@@ -1,11 +1,5 @@
 import { isJsonObject, type JsonObject } from '../engine/json.js';
-import type { SyntheticRefs } from '../engine/evaluate.js';
-
-/** In-memory manifests for `syntheticRefs` (filled from informers by the operator, files or nothing standalone). */
-export interface SyntheticRefLookups {
-  namespace(name: string): JsonObject | undefined;
-  node(name: string): JsonObject | undefined;
-}
+import type { SyntheticRefLookups, SyntheticRefs } from '../engine/evaluate.js';
 
 /** Annotation through which a Pod names the node it runs on (set by the podbinding webhook). */
 export const NODE_NAME_ANNOTATION = 'ref.kubemod.io/nodename';
