@@ -65,6 +65,13 @@ export default defineConfig(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
   },
   {
+    // One-off developer scripts in plain JavaScript (node scripts/dev/<name>.mjs): no types to check.
+    files: ['scripts/dev/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/explicit-function-return-type': 'off' },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/explicit-function-return-type': 'off',
