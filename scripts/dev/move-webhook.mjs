@@ -44,6 +44,8 @@ const PLACES = {
   'modrule-handlers': 'admission',
   'podbinding-handler': 'admission',
   'synthetic-refs': 'admission',
+  'admission-warnings': 'admission',
+  'fail-closed': 'admission',
   // The dry-run service (PUT /v1/dryrun) and its worker thread.
   'dryrun-handler': 'dryrun',
   'dryrun-request': 'dryrun',
@@ -53,6 +55,8 @@ const PLACES = {
   'dryrun-worker-runner': 'dryrun',
   'dryrun-diff': 'dryrun',
   'dryrun-diff-failure': 'dryrun',
+  'dryrun-prepare': 'dryrun',
+  'dryrun-manifests': 'dryrun',
   // HTTP hardening: what any request meets before a handler sees it.
   'body-budget': 'http',
   'connection-caps': 'http',
@@ -65,6 +69,7 @@ const PLACES = {
   // The playground page (kubemod-ts serve).
   'playground-route': 'playground',
   'playground-assets': 'playground',
+  'playground-server-rules': 'playground',
   // The resumable JSON parser, not webhook-specific: a layer of its own.
   'incremental-json': '../json-stream',
   'json-slice-parser': '../json-stream',
@@ -72,6 +77,15 @@ const PLACES = {
   'json-number': '../json-stream',
   'json-syntax-error': '../json-stream',
 };
+
+/**
+ * Files moved before this script ran (issue 30's layer fixes); imports that other branches still
+ * write to the old place are pointed at the new one.
+ */
+const ALREADY_MOVED = new Map([
+  ['src/cli/machine-text.ts', 'src/engine/machine-text.ts'],
+  ['src/api/semantic-checks.ts', 'src/engine/validate-modrule.ts'],
+]);
 
 /** The header of each new folder's README.md. */
 const READMES = {
@@ -160,9 +174,13 @@ function walk(dir, out = []) {
 
 /** The repo path a relative specifier names, as the moves map keys it (`.js` → `.ts`). */
 function movedTarget(target, moves) {
-  if (moves.has(target)) return moves.get(target);
   const asTs = target.replace(/\.js$/, '.ts');
-  if (asTs !== target && moves.has(asTs)) return moves.get(asTs).replace(/\.ts$/, '.js');
+  const js = (path) => (asTs === target ? path : path.replace(/\.ts$/, '.js'));
+  if (moves.has(asTs)) return js(moves.get(asTs));
+  if (ALREADY_MOVED.has(asTs) && !existsSync(asTs)) {
+    const now = ALREADY_MOVED.get(asTs);
+    return js(moves.get(now) ?? now);
+  }
   return undefined;
 }
 
