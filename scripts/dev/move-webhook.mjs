@@ -89,6 +89,16 @@ const ALREADY_MOVED = new Map([
 
 /** The header of each new folder's README.md. */
 const READMES = {
+  [WEBHOOK]: `# src/webhook
+
+The operator's HTTPS server. \`server.ts\` builds it from its dependencies (\`dependencies.ts\`:
+the rule store, syntheticRef lookups, logger, metrics, limits in \`webhook-limits.ts\`) and routes
+each request: the admission webhooks to ./admission, \`PUT /v1/dryrun\` to ./dryrun, \`/\` to
+./playground (\`kubemod-ts serve\` only). Everything passes ./http first (connections, timeouts,
+body budget and parsing). \`loop-slicing.ts\` says how long one piece of work may hold the event
+loop before it yields. The webhook answers from memory: no call to the API server on the request
+path, no rule logic (the engine decides).
+`,
   [`${WEBHOOK}/admission`]: `# src/webhook/admission
 
 Where an admission request goes. \`admission-listener.ts\` reads the AdmissionReview (v1 and
