@@ -19,6 +19,11 @@
  * - Re-runnable: a file already in its folder is left alone, so a second run changes nothing
  *   (and a run after new files arrived moves only what the map names).
  *
+ * - It also completes issue 30's earlier moves for code written against the old places (other
+ *   branches): imports of src/cli/machine-text.ts and src/api/semantic-checks.ts, and of
+ *   `validateModRule` from src/api (now src/engine/validate-modrule.ts), are pointed at the new
+ *   places (ALREADY_MOVED, MOVED_EXPORTS).
+ *
  * Afterwards: npx tsc -p tsconfig.json --noEmit && npm run lint.
  */
 import { execFileSync } from 'node:child_process';
@@ -86,6 +91,19 @@ const ALREADY_MOVED = new Map([
   ['src/cli/machine-text.ts', 'src/engine/machine-text.ts'],
   ['src/api/semantic-checks.ts', 'src/engine/validate-modrule.ts'],
 ]);
+
+/**
+ * Exports that moved to another module (issue 30: the API validates structure only, the full
+ * validation compiles expressions and lives in the engine): `import { validateModRule } from` the
+ * API is split into an import from the engine.
+ */
+const MOVED_EXPORTS = [
+  {
+    name: 'validateModRule',
+    from: ['src/api/index.ts', 'src/api/validate.ts'],
+    to: 'src/engine/validate-modrule.ts',
+  },
+];
 
 /** The header of each new folder's README.md. */
 const READMES = {
@@ -210,6 +228,29 @@ function rewriteSpecifier(specifier, oldFile, newFile, moves) {
 const SPECIFIER =
   /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bvi\.(?:mock|doMock|unmock|doUnmock|importActual|importMock)\s*\(\s*|\brequire\s*\(\s*|\bnew\s+URL\s*\(\s*)(['"])(\.{1,2}\/[^'"\n]*)\2/g;
 
+/** `import { a, validateModRule } from '../api/index.js'` → two imports, one from the engine. */
+function retargetMovedExports(text, file, moves) {
+  return text.replace(
+    /^import\s*\{([^}]*)\}\s*from\s*'(\.{1,2}\/[^']+)';$/gm,
+    (whole, names, specifier) => {
+      const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+      const moved = MOVED_EXPORTS.find((m) => m.from.includes(target.replace(/\.js$/, '.ts')));
+      const list = names
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+      if (moved === undefined || !list.includes(moved.name)) return whole;
+      const rest = list.filter((n) => n !== moved.name);
+      const to = moves.get(moved.to) ?? moved.to;
+      let spec = posix.relative(posix.dirname(file), to).replace(/\.ts$/, '.js');
+      if (!spec.startsWith('.')) spec = `./${spec}`;
+      const lines = rest.length > 0 ? [`import { ${rest.join(', ')} } from '${specifier}';`] : [];
+      lines.push(`import { ${moved.name} } from '${spec}';`);
+      return lines.join('\n');
+    },
+  );
+}
+
 function rewriteImports(text, oldFile, newFile, moves) {
   return text.replace(SPECIFIER, (whole, lead, quote, specifier) => {
     const next = rewriteSpecifier(specifier, oldFile, newFile, moves);
@@ -260,7 +301,7 @@ function main() {
   for (const file of SOURCE_DIRS.flatMap((dir) => walk(dir))) {
     const newFile = moves.get(file) ?? file;
     const text = readFileSync(file, 'utf8');
-    const next = rewriteImports(text, file, newFile, moves);
+    const next = retargetMovedExports(rewriteImports(text, file, newFile, moves), newFile, moves);
     if (next !== text) {
       changed.add(newFile);
       if (!dryRun) writeFileSync(file, next);
