@@ -2,7 +2,8 @@
 /**
  * The import rules of kubemod-ts (README, "Architecture"), checked by `npm run lint:layers`
  * (scripts/check-layers.ts, which runs dependency-cruiser's API: its CLI wants Node 22 or later,
- * the project supports Node 20). On Node 22+ the CLI reads this file too: `npx depcruise src test`.
+ * the project supports Node 20). On Node 22+ its CLI takes this file too:
+ * `npx depcruise --config .dependency-cruiser.cjs src test bench scripts`.
  *
  * Every rule is an error: a violation fails lint. Type-only imports count for cycles (a cycle of
  * types is still a knot in the design) and for layers, except where a rule says otherwise.
