@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateModRule, formatFieldErrors } from './validate.js';
+import { validateModRule } from '../engine/validate-modrule.js';
+import { formatFieldErrors } from './validate.js';
 
 const base = {
   apiVersion: 'api.kubemod.io/v1beta1',

@@ -17,11 +17,15 @@ import {
   type ObjectMeta,
   type PatchOperationSpec,
 } from './modrule-types.js';
-import { checkSemantics } from './semantic-checks.js';
 
 export type ValidationResult =
   | { readonly ok: true; readonly modRule: DefaultedModRule }
-  | { readonly ok: false; readonly errors: readonly FieldError[] };
+  | {
+      readonly ok: false;
+      readonly errors: readonly FieldError[];
+      /** The rule as far as it could be read (its spec was readable), for further checks. */
+      readonly partial?: DefaultedModRule | undefined;
+    };
 
 const SPEC_FIELDS = [
   'type',
@@ -36,19 +40,12 @@ const MATCH_FIELDS = ['select', 'matchFor', 'matchValue', 'matchValues', 'matchR
 const PATCH_FIELDS = ['op', 'select', 'path', 'value'];
 
 /**
- * Validates an untrusted ModRule (parsed YAML/JSON or an admission request's object) and returns
- * it typed and defaulted, or every problem found, each with its field path.
+ * Validates the structure of an untrusted ModRule (parsed YAML/JSON or an admission request's
+ * object) and returns it typed and defaulted, or every problem found, each with its field path.
+ * The expressions it holds (selects, regexes, templates, patch paths) are the engine's to check:
+ * validateModRule in src/engine/validate-modrule.ts does both, as the validating webhook does.
  */
-export function validateModRule(
-  input: unknown,
-  options: {
-    /**
-     * Also compile selects, regexes, templates and patch paths (default true). Loaders that
-     * compile the rule right after pass false and get those errors from compileRule instead.
-     */
-    readonly semantic?: boolean;
-  } = {},
-): ValidationResult {
+export function validateModRuleStructure(input: unknown): ValidationResult {
   const r = new FieldReader();
   const root = r.object(input, 'ModRule');
   if (root === undefined) return { ok: false, errors: r.errors };
@@ -68,8 +65,9 @@ export function validateModRule(
     metadata: metadata ?? { name: '' },
     spec: defaultSpec(spec),
   };
-  const errors = [...r.errors, ...(options.semantic === false ? [] : checkSemantics(modRule))];
-  if (errors.length > 0 || metadata === undefined) return { ok: false, errors };
+  if (r.errors.length > 0 || metadata === undefined) {
+    return { ok: false, errors: r.errors, partial: modRule };
+  }
   return { ok: true, modRule };
 }
 

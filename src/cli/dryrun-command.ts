@@ -12,7 +12,7 @@ import {
   readRuleSources,
   requestNamespace,
 } from './read-inputs.js';
-import { safeJson, safeYaml } from './machine-text.js';
+import { safeJson, safeYaml } from '../engine/machine-text.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>

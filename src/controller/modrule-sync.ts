@@ -1,4 +1,5 @@
-import { formatFieldErrors, validateModRule } from '../api/index.js';
+import { formatFieldErrors } from '../api/index.js';
+import { validateModRule } from '../engine/validate-modrule.js';
 import type { JsonObject } from '../engine/json.js';
 import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
 import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../audit/author-record.js';

@@ -19,6 +19,15 @@ export interface SyntheticRefs {
   readonly node?: JsonObject | undefined;
 }
 
+/**
+ * Where the manifests of `syntheticRefs` come from: informers in the operator, files or nothing
+ * standalone. In memory: evaluation never waits for them.
+ */
+export interface SyntheticRefLookups {
+  namespace(name: string): JsonObject | undefined;
+  node(name: string): JsonObject | undefined;
+}
+
 export interface EvaluationRequest {
   readonly operation: AdmissionOperation;
   /** The object's namespace; undefined for cluster-scoped objects (Namespace objects included). */

@@ -4,6 +4,7 @@ import {
   type EvaluationRequest,
   type EvaluationResult,
   type RuleFailure,
+  type SyntheticRefLookups,
   type SyntheticRefs,
 } from '../engine/evaluate.js';
 import { explainEvaluation, type ExplainDocument } from '../engine/explain/index.js';
@@ -15,7 +16,6 @@ import {
 } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { checkModRule, describeInvalidModRule } from '../rules/compile-modrule.js';
-import type { WebhookDependencies } from './dependencies.js';
 import { dryRunDiff, dryRunYaml } from './dryrun-diff.js';
 import { readDryRunRequest, type DryRunRequest } from './dryrun-request.js';
 import { httpStatusOf } from './errors.js';
@@ -24,6 +24,7 @@ import {
   syntheticRefNames,
   type SyntheticRefNames,
 } from './synthetic-refs.js';
+import type { WebhookLimits } from './webhook-limits.js';
 
 /** A rule that failed while evaluating (template error, work limit, …) and was skipped. */
 export interface DryRunFailure {
@@ -80,9 +81,12 @@ const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /** What a dry run needs besides its body: the webhook's limits, cluster namespace and clock. */
-export type DryRunDependencies = Pick<WebhookDependencies, 'clusterNamespace' | 'clock'> & {
-  readonly limits: Pick<WebhookDependencies['limits'], 'template' | 'work'>;
-};
+export interface DryRunDependencies {
+  readonly clusterNamespace: string;
+  /** Milliseconds; defaults to performance.now-based monotonic time. */
+  readonly clock?: (() => number) | undefined;
+  readonly limits: Pick<WebhookLimits, 'template' | 'work'>;
+}
 
 /** A dry-run body read and its ModRules compiled, before the syntheticRefs are looked up. */
 export interface PreparedDryRun {
@@ -106,7 +110,7 @@ export interface PreparedDryRun {
  */
 export function handleDryRun(
   body: JsonValue,
-  deps: DryRunDependencies & Pick<WebhookDependencies, 'refs'>,
+  deps: DryRunDependencies & { readonly refs: SyntheticRefLookups },
   options: DryRunOptions = {},
 ): DryRunResponse {
   const prepared = prepareDryRun(body, deps);
