@@ -1,5 +1,6 @@
 import type { FieldError } from './modrule-types.js';
 import { errorCatalog } from '../errors/catalog.js';
+import { didYouMean } from './did-you-mean.js';
 
 const INVALID = errorCatalog.MODRULE_INVALID.code;
 
@@ -72,7 +73,8 @@ export class FieldReader {
   noUnknownFields(object: Record<string, unknown>, known: readonly string[], field: string): void {
     for (const key of Object.keys(object)) {
       if (!known.includes(key)) {
-        const hint = known.find((k) => key.startsWith(k) || k.startsWith(key));
+        const hint =
+          known.find((k) => key.startsWith(k) || k.startsWith(key)) ?? didYouMean(key, known);
         this.fail(
           field === '' ? key : `${field}.${key}`,
           `unknown field${hint === undefined ? '' : ` (did you mean ${hint}?)`}`,
