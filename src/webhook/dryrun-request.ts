@@ -100,62 +100,92 @@ export function readDryRunRequest(body: JsonValue): DryRunRequest {
   };
 }
 
-/**
- * The resources and old objects. For DELETE the object evaluated is the one being deleted, given
- * as `oldResourceManifest` (as the API server sends it) or, as before, as `resourceManifest`,
- * not both. For UPDATE, `oldResourceManifest` holds an object for each resource, in the same
- * order, of the same kind and name. CREATE has no old object.
- */
+/** How the fields of the resources and old objects are named in messages (body or flags). */
+export interface ResourceFieldNames {
+  readonly resource: string;
+  readonly old: string;
+  readonly operation: string;
+}
+
+const BODY_FIELDS: ResourceFieldNames = {
+  resource: 'resourceManifest',
+  old: 'oldResourceManifest',
+  operation: 'operation',
+};
+
 function readResources(
   body: JsonObject,
   operation: AdmissionOperation,
 ): { set: ManifestSet; resources: DryRunResource[] } {
   const given = (value: JsonValue | undefined): boolean => value !== undefined && value !== null;
-  const hasOld = given(body.oldResourceManifest);
-  if (hasOld && operation === 'CREATE') {
+  const read = (value: JsonValue | undefined, field: string): ManifestSet | undefined =>
+    given(value) ? readManifestSet(value ?? null, field) : undefined;
+  const resources = read(body.resourceManifest, BODY_FIELDS.resource);
+  const old = read(body.oldResourceManifest, BODY_FIELDS.old);
+  // Without either, the message of a missing resourceManifest.
+  if (resources === undefined && old === undefined) readManifestSet(null, BODY_FIELDS.resource);
+  return pairResources(operation, resources, old, BODY_FIELDS);
+}
+
+/**
+ * The resources of a dry run from its resources and old objects, as the API server pairs them.
+ * For DELETE the object evaluated is the one being deleted, given as the old object (as the API
+ * server sends it) or, as before, as the resource, not both. For UPDATE the old objects, when
+ * given, are one for each resource, in the same order, of the same kind and name. CREATE has no
+ * old object. Throws INPUT_INVALID naming the field (`names`).
+ */
+export function pairResources(
+  operation: AdmissionOperation,
+  resources: ManifestSet | undefined,
+  old: ManifestSet | undefined,
+  names: ResourceFieldNames,
+): { set: ManifestSet; resources: DryRunResource[] } {
+  if (old !== undefined && operation === 'CREATE') {
     throw invalid(
-      'oldResourceManifest: a CREATE request has no old object; set operation to UPDATE or DELETE',
+      `${names.old}: a CREATE request has no old object; set ${names.operation} to UPDATE or DELETE`,
     );
   }
-  if (operation === 'DELETE' && hasOld) {
-    if (given(body.resourceManifest)) {
+  if (old !== undefined && operation === 'DELETE') {
+    if (resources !== undefined) {
       throw invalid(
-        'resourceManifest: a DELETE request carries only the object being deleted; send it as oldResourceManifest, not both',
+        `${names.resource}: a DELETE request carries only the object being deleted; send it as ${names.old}, not both`,
       );
     }
-    const set = readManifestSet(body.oldResourceManifest ?? null, 'oldResourceManifest');
-    return { set, resources: set.objects.map((object) => ({ object, oldObject: object })) };
+    return { set: old, resources: old.objects.map((object) => ({ object, oldObject: object })) };
   }
-  const set = readManifestSet(body.resourceManifest ?? null, 'resourceManifest');
-  if (!hasOld)
-    return { set, resources: set.objects.map((object) => ({ object, oldObject: undefined })) };
-  const old = readManifestSet(body.oldResourceManifest ?? null, 'oldResourceManifest');
-  if (old.objects.length !== set.objects.length) {
+  if (resources === undefined) throw invalid(`${names.resource}: is required`);
+  if (old === undefined) {
+    return {
+      set: resources,
+      resources: resources.objects.map((object) => ({ object, oldObject: undefined })),
+    };
+  }
+  if (old.objects.length !== resources.objects.length) {
     throw invalid(
-      `oldResourceManifest holds ${String(old.objects.length)} objects and resourceManifest ${String(set.objects.length)}; an UPDATE needs the old object of each resource, in the same order`,
+      `${names.old} holds ${String(old.objects.length)} objects and ${names.resource} ${String(resources.objects.length)}; an UPDATE needs the old object of each resource, in the same order`,
     );
   }
-  const resources = set.objects.map((object, i) => {
+  const paired = resources.objects.map((object, i) => {
     const oldObject = old.objects[i] ?? object;
-    checkSameObject(object, oldObject, set.multi ? `[${String(i)}]` : '');
+    checkSameObject(object, oldObject, `${names.old}${resources.multi ? `[${String(i)}]` : ''}`);
     return { object, oldObject };
   });
-  return { set, resources };
+  return { set: resources, resources: paired };
 }
 
 /** The old object of an UPDATE is the same object: same kind and, when both name it, name. */
-function checkSameObject(object: JsonObject, old: JsonObject, index: string): void {
+function checkSameObject(object: JsonObject, old: JsonObject, field: string): void {
   const name = (o: JsonObject): JsonValue | undefined =>
     isJsonObject(o.metadata) ? o.metadata.name : undefined;
   if (object.kind !== old.kind) {
     throw invalid(
-      `oldResourceManifest${index}.kind is ${JSON.stringify(old.kind ?? null)} but the resource's is ${JSON.stringify(object.kind ?? null)}; an UPDATE changes one object`,
+      `${field}.kind is ${JSON.stringify(old.kind ?? null)} but the resource's is ${JSON.stringify(object.kind ?? null)}; an UPDATE changes one object`,
     );
   }
   const [newName, oldName] = [name(object), name(old)];
   if (newName !== undefined && oldName !== undefined && newName !== oldName) {
     throw invalid(
-      `oldResourceManifest${index}.metadata.name is ${JSON.stringify(oldName).slice(0, 80)} but the resource's is ${JSON.stringify(newName).slice(0, 80)}; an UPDATE changes one object`,
+      `${field}.metadata.name is ${JSON.stringify(oldName).slice(0, 80)} but the resource's is ${JSON.stringify(newName).slice(0, 80)}; an UPDATE changes one object`,
     );
   }
 }
