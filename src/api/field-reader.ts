@@ -62,6 +62,11 @@ export class FieldReader {
   ): T | undefined {
     if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
       return value as T;
+    if (value === undefined || value === null) {
+      const choices = allowed.length === 2 ? allowed.join(' or ') : `one of ${allowed.join(', ')}`;
+      this.fail(field, `required (${choices})`);
+      return undefined;
+    }
     this.fail(
       field,
       `unknown ${what} ${JSON.stringify(value)}; must be one of ${allowed.join(', ')}`,
