@@ -7,6 +7,7 @@ import { describeError, errorCatalog } from '../../errors/catalog.js';
 import { readResource, readRuleSources, readText, requestNamespace } from '../read-inputs.js';
 import { readExpectations } from './read-expectations.js';
 import {
+  caseName,
   checkRefsApply,
   documentCount,
   isRecord,
@@ -94,7 +95,7 @@ class TestFileLoader {
     const defaults: Defaults = {
       namespace: r.optionalString(top.namespace, 'namespace'),
       operation: this.operation(top.operation, 'operation', r) ?? 'CREATE',
-      refs: readRefs(top.syntheticRefs, 'syntheticRefs', r, this.manifestReader(r)),
+      refs: this.refs(top.syntheticRefs, r),
     };
     const rawCases = nonEmptyList(top.cases, 'cases', r, 'case');
     if (rawCases !== undefined && rawCases.length > TEST_FILE_LIMITS.maxCases) {
@@ -179,7 +180,7 @@ class TestFileLoader {
       this.errors.push(...this.lines(r, ''));
       return undefined;
     }
-    const name = this.caseName(item.name, r);
+    const name = caseName(item.name, this.names, r);
     const scope =
       name === undefined ? `cases[${String(index)}].` : `case ${JSON.stringify(name)}: `;
     r.noUnknownFields(item, CASE_FIELDS, '');
@@ -205,7 +206,7 @@ class TestFileLoader {
       item.namespace === undefined
         ? defaults.namespace
         : r.optionalString(item.namespace, 'namespace');
-    const ownRefs = readRefs(item.syntheticRefs, 'syntheticRefs', r, this.manifestReader(r));
+    const ownRefs = this.refs(item.syntheticRefs, r);
     const refs: CaseRefs = { ...defaults.refs, ...ownRefs };
     const expect = readExpectations(item.expect, r, (value, field) =>
       this.manifest(value, field, r, undefined),
@@ -223,29 +224,24 @@ class TestFileLoader {
     return { name, resource, oldResource, operation, namespace, refs, expect };
   }
 
-  private caseName(value: unknown, r: FieldReader): string | undefined {
-    const name = r.requiredString(value, 'name');
-    if (name === undefined) return undefined;
-    const max = TEST_FILE_LIMITS.maxNameLength;
-    if (name.length > max || /[\r\n]/.test(name)) {
-      r.fail('name', `must be one line of at most ${String(max)} characters`);
-      return undefined;
-    }
-    if (this.names.has(name)) {
-      r.fail('name', 'is the name of an earlier case; names must be unique in a file');
-      return undefined;
-    }
-    this.names.add(name);
-    return name;
-  }
-
   private operation(value: unknown, field: string, r: FieldReader): AdmissionOperation | undefined {
     if (value === undefined || value === null) return undefined;
     return r.oneOf(value, ADMISSION_OPERATIONS, field, 'operation');
   }
 
-  private manifestReader(r: FieldReader): ManifestReader {
-    return (value, field, kind) => this.manifest(value, field, r, kind);
+  private refs(value: unknown, r: FieldReader): CaseRefs {
+    const manifest: ManifestReader = (v, field, kind) => this.manifest(v, field, r, kind);
+    return readRefs(value, 'syntheticRefs', r, manifest, (path) => {
+      const file = this.resolve(path);
+      try {
+        const parsed = parseDocuments(readText(file), file);
+        for (const error of parsed.errors) r.fail('syntheticRefs', error);
+        return parsed.documents.length === 1 ? parsed.documents[0] : parsed.documents;
+      } catch (err) {
+        r.fail('syntheticRefs', describeError(err));
+        return {};
+      }
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import type { AdmissionOperation } from '../../api/index.js';
 import { describe, type FieldReader } from '../../api/field-reader.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json.js';
 import { annotation, NODE_NAME_ANNOTATION } from '../../webhook/synthetic-refs.js';
-import type { CaseRefs } from './test-file.js';
+import { TEST_FILE_LIMITS, type CaseRefs } from './test-file.js';
 
 /** Checks of a test case that relate several of its fields (see load-test-file.ts). */
 
@@ -15,15 +15,20 @@ export type ManifestReader = (
 
 const REF_FIELDS = ['namespace', 'node'];
 
-/** `syntheticRefs` of a file or case: the Namespace and Node manifests, each optional. */
+/**
+ * `syntheticRefs` of a file or case: the Namespace and Node manifests, each optional, given
+ * inline or (a string) as the path of a YAML file holding the mapping (a recipe's refs.yaml),
+ * which `readFile` reads.
+ */
 export function readRefs(
   value: unknown,
   field: string,
   r: FieldReader,
   manifest: ManifestReader,
+  readFile: (path: string) => unknown,
 ): CaseRefs {
   if (value === undefined || value === null) return {};
-  const refs = r.object(value, field);
+  const refs = r.object(typeof value === 'string' && value !== '' ? readFile(value) : value, field);
   if (refs === undefined) return {};
   r.noUnknownFields(refs, REF_FIELDS, field);
   const out: { namespace?: JsonObject; node?: JsonObject } = {};
@@ -150,4 +155,21 @@ export function documentCount(documents: readonly unknown[]): number {
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A case's name: one line, at most maxNameLength characters, unique in the file (`names`). */
+export function caseName(value: unknown, names: Set<string>, r: FieldReader): string | undefined {
+  const name = r.requiredString(value, 'name');
+  if (name === undefined) return undefined;
+  const max = TEST_FILE_LIMITS.maxNameLength;
+  if (name.length > max || /[\r\n]/.test(name)) {
+    r.fail('name', `must be one line of at most ${String(max)} characters`);
+    return undefined;
+  }
+  if (names.has(name)) {
+    r.fail('name', 'is the name of an earlier case; names must be unique in a file');
+    return undefined;
+  }
+  names.add(name);
+  return name;
 }
