@@ -224,9 +224,11 @@ describe('bundle.yaml', () => {
   });
 
   it('accepts every Kubernetes manifest in samples/', async () => {
-    // samples/ also holds kubemod-test files (`kubemod-ts test` input, not cluster objects).
+    // samples/ also holds kubemod-test files (`kubemod-ts test` input, not cluster objects) and
+    // the recipes (playground examples with their own metadata and test; recipes.test.ts).
+    const recipes = join(repoRoot, 'samples', 'recipes');
     const files = sampleFiles(join(repoRoot, 'samples')).filter(
-      (file) => !file.endsWith('kubemod-test.yaml'),
+      (file) => !file.endsWith('kubemod-test.yaml') && !file.startsWith(recipes),
     );
     for (const file of files) {
       const docs = loadAll(readFileSync(file, 'utf8')).filter(
