@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
 import { loadTestFile } from '../../../src/cli/rule-tests/load-test-file.js';
 import { runTestFile } from '../../../src/cli/rule-tests/run-test-file.js';
 import { parseDocuments } from '../../../src/engine/load-rules.js';
@@ -86,5 +87,23 @@ describe('samples/recipes', () => {
     const result = runTestFile(load.test);
     expect(result.cases.length).toBeGreaterThan(0);
     expect(result.cases.filter((c) => c.status !== 'pass')).toEqual([]);
+  });
+
+  it('`kubemod-ts test samples` runs the recipes after the two sample files', async () => {
+    let stdout = '';
+    const samples = join(RECIPES, '..');
+    const code = await main(['test', samples], {
+      stdout: (t) => (stdout += t),
+      stderr: () => undefined,
+      env: {},
+    });
+    const lines = stdout.trimEnd().split('\n');
+    const files = lines.filter((line) => line.startsWith(samples));
+    expect(files.slice(2)).toEqual(recipes.map((r) => join(RECIPES, r, 'kubemod-test.yaml')));
+    const cases = lines.filter((line) => line.startsWith('  PASS   ')).length;
+    expect(lines.at(-1)).toBe(
+      `${String(cases)} cases in ${String(files.length)} files: ${String(cases)} passed`,
+    );
+    expect(code).toBe(0);
   });
 });
