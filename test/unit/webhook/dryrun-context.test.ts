@@ -242,4 +242,28 @@ describe('PUT /v1/dryrun unknown members', () => {
       /^unknown members "synteticRefs" \(did you mean "syntheticRefs"\?\), "extra" of the dry-run request; it takes resourceManifest, modRules, namespace, operation, syntheticRefs, oldResourceManifest$/,
     );
   });
+
+  it('answers over HTTP with the given namespace in place of the cluster one, per resource', async () => {
+    harness = await startHarness({
+      refs: { namespace: (name) => CLUSTER[name], node: () => undefined },
+    });
+    const put = async (body: Record<string, unknown>): Promise<DryRunMultiResponse> => {
+      const text = JSON.stringify({ modRules: COST_CENTER, ...body });
+      const port = harness?.server.port ?? 0;
+      const answer = await send(port, testTls().ca, 'PUT', '/v1/dryrun', text);
+      expect(answer.status).toBe(200);
+      return answer.json<DryRunMultiResponse>();
+    };
+    const resourceManifest = { kind: 'List', items: [pod('a'), pod('b')] };
+    const looked = await put({ resourceManifest });
+    expect(looked.results.map((r) => r.patch[0])).toMatchObject([
+      { value: 'cluster' },
+      { value: 'cluster' },
+    ]);
+    const given = await put({ resourceManifest, syntheticRefs: { namespace: NAMESPACE } });
+    expect(given.results.map((r) => r.patch[0])).toMatchObject([
+      { value: 'cc-42' },
+      { value: 'cc-42' },
+    ]);
+  });
 });
