@@ -25,6 +25,7 @@ describe('RuleEventRecorder', () => {
       field: 'spec.patch[0].value',
       code: 'KM3002',
       message: 'fail: boom',
+      failurePolicy: 'Ignore' as const,
     };
     const context = {
       uid: 'x',
