@@ -25,8 +25,8 @@ Evaluates ModRules against one Kubernetes object offline, exactly as the webhook
   --namespace  the admission request's namespace (default: the object's metadata.namespace;
                none for cluster-scoped objects). Rules without a namespace are loaded into it.
   --operation  CREATE (default), UPDATE or DELETE
-  --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff",
-               "failures"}) or diff (unified diff of the YAML)
+  --output     yaml (default: the patched object), json ({"patch","patched","rejections",
+               "warnings","audited","diff","failures"}) or diff (unified diff of the YAML)
   --explain    print why each rule did or did not apply, as a tree, instead of the yaml or diff
                output: every rule with its match items (the values each select produced and
                what they were compared with), rendered patch operations, the tier and step it
@@ -139,7 +139,11 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const explained = options.explain ? explainEvaluation(store, request) : undefined;
   const result = explained?.result ?? evaluate(store, request);
   for (const failure of result.failures) {
-    const text = `ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}`;
+    const what =
+      failure.failurePolicy === 'Fail'
+        ? 'failed; its failure policy is Fail, so the request is refused'
+        : 'failed and was skipped';
+    const text = `ModRule ${failure.rule} ${what}: ${failure.field ?? 'spec'}: ${failure.message}`;
     io.stderr(`warning: ${terminalText(text)}\n`);
   }
   const diffName = typeof resource.kind === 'string' ? resource.kind : 'object';
@@ -150,12 +154,15 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
         field: f.field ?? 'spec',
         code: f.code,
         message: f.message,
+        failurePolicy: f.failurePolicy,
       }));
       const diff = dryRunDiff(resource, result.patched, { name: diffName });
       const answer = {
         patch: result.patch,
         patched: result.patched,
         rejections: result.rejections,
+        warnings: result.warnings,
+        audited: result.audited,
         diff,
         failures,
         ...(explained === undefined ? {} : { explain: explained.explanation }),
@@ -176,6 +183,9 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
       }
       break;
   }
+  // As kubectl prints the webhook's warnings; Audit rules are silent in the cluster, not here.
+  for (const warning of result.warnings) io.stderr(`Warning: ${terminalText(warning)}\n`);
+  for (const audit of result.audited) io.stderr(`audit: ${terminalText(audit)}\n`);
   if (result.rejections.length > 0) {
     io.stderr(
       `rejected: operation rejected by the following ModRule(s): ${terminalText(result.rejections.join(','))}\n`,
