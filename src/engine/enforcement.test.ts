@@ -98,6 +98,25 @@ describe('evaluate: failure policy', () => {
     expect(result.failures).toMatchObject([{ rule: 'a/strict', field: 'spec.rejectMessage' }]);
   });
 
+  it('does not refuse a DELETE for a Patch rule (nothing to patch on a deletion)', () => {
+    const store = new RuleStore();
+    store.put(
+      rule(
+        'strict',
+        { 'api.kubemod.io/failure-policy': 'Fail' },
+        {
+          type: 'Patch',
+          admissionOperations: ['DELETE'],
+          match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+          patch: [{ op: 'add', path: '/metadata/labels/x', value: '{{ fail "boom" }}' }],
+        },
+      ),
+    );
+    const result = evaluate(store, { operation: 'DELETE', namespace: 'a', object: cm });
+    expect(result.failures).toMatchObject([{ rule: 'a/strict', failurePolicy: 'Fail' }]);
+    expect(result.rejections).toEqual([]);
+  });
+
   it('bounds the reason quoted in the refusal', () => {
     const result = run(
       rule(

@@ -185,7 +185,13 @@ export function* evaluationSteps(
   const patched = state.result(applied.flatMap((a) => a.operations));
   const patch = applied.length === 0 ? [] : createJsonPatch(original, patched);
   const rejections = outcomes.rejections;
-  rejections.push(...failClosedRefusals(failures, rejections));
+  // A Patch rule has nothing to do on a DELETE (there is no object to patch): its failure there
+  // refuses nothing, whatever its failure policy.
+  const refusing =
+    request.operation === 'DELETE'
+      ? failures.filter((f) => !candidates.some((r) => r.key === f.rule && r.type === 'Patch'))
+      : failures;
+  rejections.push(...failClosedRefusals(refusing, rejections));
   const { warnings, audited } = outcomes;
   return { patch, patched, rejections, warnings, audited, applied, failures };
 }

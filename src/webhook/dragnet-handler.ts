@@ -159,8 +159,9 @@ function answer(
 ): HandlerOutcome {
   const outcome = decide(result, context, deps);
   const warnings = [...(outcome.response.warnings ?? []), ...ruleWarnings(result.warnings)];
-  // Rules with failure policy Fail were not skipped: the refusal names them.
-  const skipped = result.failures.filter((f) => f.failurePolicy !== 'Fail').map((f) => f.rule);
+  // Rules whose failure refused the request were not skipped: the refusal names them.
+  const refusing = new Set(result.rejections);
+  const skipped = result.failures.filter((f) => !refusing.has(refusalText(f))).map((f) => f.rule);
   if (skipped.length > 0) warnings.push(failedRulesWarning([...new Set(skipped)]));
   if (warnings.length === 0) return outcome;
   return { ...outcome, response: { ...outcome.response, warnings } };
@@ -172,10 +173,12 @@ function decide(
   deps: WebhookDependencies,
 ): HandlerOutcome {
   const { logger, metrics } = deps;
+  const rejections = new Set(result.rejections);
   const refusals = new Set<string>();
   for (const failure of result.failures) {
-    const failClosed = failure.failurePolicy === 'Fail';
-    if (failClosed) refusals.add(refusalText(failure));
+    const refusal = refusalText(failure);
+    const failClosed = failure.failurePolicy === 'Fail' && rejections.has(refusal);
+    if (failClosed) refusals.add(refusal);
     metrics.ruleFailed(failure.rule, failure.code);
     metrics.ruleResult(failure.rule, failClosed ? 'refused' : 'failed');
     logger.warn(
