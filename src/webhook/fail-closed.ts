@@ -20,10 +20,14 @@ export function failClosedCandidates(
     readonly operation: AdmissionOperation;
   },
 ): string[] {
-  return store
-    .candidates(query)
-    .filter((rule) => rule.failurePolicy === 'Fail')
-    .map((rule) => rule.key);
+  return (
+    store
+      .candidates(query)
+      .filter((rule) => rule.failurePolicy === 'Fail')
+      // A Patch rule has nothing to do on a DELETE (see evaluationSteps).
+      .filter((rule) => rule.type === 'Reject' || query.operation !== 'DELETE')
+      .map((rule) => rule.key)
+  );
 }
 
 /**
