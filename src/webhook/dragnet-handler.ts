@@ -24,8 +24,10 @@ export function rejectionMessage(rejections: readonly string[]): string {
 
 /**
  * The mutating "dragnet" webhook: runs the engine on the object (on oldObject for DELETE) and
- * answers with the patch, a 403 rejection, or a plain allow. An internal failure allows the
- * request unchanged with a warning: the operator must never block the cluster. The evaluation is
+ * answers with the patch, a 403 rejection, or a plain allow; Reject rules in Warn mode add
+ * admission warnings, in Audit mode they are only counted. An internal failure allows the
+ * request unchanged with a warning (the operator must never block the cluster), unless a rule
+ * with failure policy Fail applies: then the request is refused, naming it. The evaluation is
  * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
  * requests that arrive meanwhile are answered in between (`slicing`, made once per server).
  */
