@@ -27,7 +27,8 @@ describe('boundedWarning', () => {
         expect(out).not.toMatch(/[\n\r]/);
       }),
     );
-  });
+    // A hundred runs take milliseconds; the limit is for a heavily loaded CI machine.
+  }, 30_000);
 });
 
 describe('ruleWarnings', () => {
