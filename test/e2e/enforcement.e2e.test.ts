@@ -188,6 +188,12 @@ describe.runIf(local)('ModRule enforcement modes and failure policy', () => {
     );
     const gone = await kubectlRun(['get', 'configmap', 'strict', '-n', ns]);
     expect(gone.code).not.toBe(0);
+    // A rule without the enforcement annotation: the column is empty (the default, Enforce).
+    const row = (
+      await kubectl(['get', 'modrule', 'strict-label', '-n', ns, '--no-headers'])
+    ).trim();
+    expect(row).toMatch(/^strict-label\s+Patch\s+0\s/);
+    expect(row).not.toMatch(/\b(Enforce|Warn|Audit)\b/);
   });
 
   it('refuses an invalid annotation value at ModRule admission, naming the field', async () => {
