@@ -14,9 +14,11 @@ import {
   type FieldError,
   type MatchItemSpec,
   type ModRuleSpec,
+  type ModRuleType,
   type ObjectMeta,
   type PatchOperationSpec,
 } from './modrule-types.js';
+import { readBehaviourAnnotations } from './annotation-checks.js';
 
 export type ValidationResult =
   | { readonly ok: true; readonly modRule: DefaultedModRule }
@@ -58,11 +60,15 @@ export function validateModRuleStructure(input: unknown): ValidationResult {
   const metadata = readMetadata(r, root.metadata);
   const spec =
     root.spec === undefined ? (r.fail('spec', 'is required'), undefined) : readSpec(r, root.spec);
+  const annotations = readBehaviourAnnotations(r, annotationsOf(root.metadata), typeOf(root.spec));
   if (spec === undefined) return { ok: false, errors: r.errors };
   const modRule: DefaultedModRule = {
     apiVersion: MODRULE_API_VERSION,
     kind: MODRULE_KIND,
-    metadata: metadata ?? { name: '' },
+    metadata: {
+      ...(metadata ?? { name: '' }),
+      ...(annotations === undefined ? {} : { annotations }),
+    },
     spec: defaultSpec(spec),
   };
   if (r.errors.length > 0 || metadata === undefined) {
@@ -74,6 +80,19 @@ export function validateModRuleStructure(input: unknown): ValidationResult {
 /** One line per problem: `spec.match[2].matchRegex: invalid regular expression …`. */
 export function formatFieldErrors(errors: readonly FieldError[]): string {
   return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+}
+
+/** The spec's type when it is a valid one (readSpec reads an unknown type as Patch). */
+function typeOf(spec: unknown): ModRuleType | undefined {
+  const type =
+    typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>).type : undefined;
+  return MODRULE_TYPES.find((t) => t === type);
+}
+
+function annotationsOf(metadata: unknown): unknown {
+  return typeof metadata === 'object' && metadata !== null
+    ? (metadata as Record<string, unknown>).annotations
+    : undefined;
 }
 
 function readMetadata(r: FieldReader, value: unknown): ObjectMeta | undefined {

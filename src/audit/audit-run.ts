@@ -31,7 +31,11 @@ export interface AuditRuleFailure {
   readonly message: string;
 }
 
-/** Per-rule counts: objects the rule would patch or reject, and objects it failed on. */
+/**
+ * Per-rule counts: objects the rule would patch or reject, and objects it failed on. A Reject
+ * rule in Warn or Audit mode counts the objects that violate it in `nonConforming` (an update
+ * would be admitted, so they are no `reject` and no finding).
+ */
 export interface RuleTally {
   nonConforming: number;
   patch: number;
@@ -146,7 +150,12 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
     }
     const verdict = verdictOf(result);
     const counted = await countable(
-      [...verdict.failures.map((f) => f.rule), ...verdict.patchingRules, ...verdict.rejectingRules],
+      [
+        ...verdict.failures.map((f) => f.rule),
+        ...verdict.patchingRules,
+        ...verdict.rejectingRules,
+        ...verdict.violatingRules,
+      ],
       object,
       target,
     );
@@ -161,6 +170,9 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
           code: failure.code,
           message: failure.message,
         });
+    }
+    for (const rule of new Set(verdict.violatingRules)) {
+      if (counted.has(rule)) tally(rule).nonConforming++;
     }
     if (verdict.action === 'none') return;
     nonConforming++;

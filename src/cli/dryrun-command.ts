@@ -33,9 +33,9 @@ Evaluates ModRules against Kubernetes objects offline, exactly as the webhook wo
   --namespace  the admission request's namespace (default: the object's metadata.namespace;
                none for cluster-scoped objects). Rules without a namespace are loaded into it.
   --operation  CREATE (default), UPDATE or DELETE
-  --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff",
-               "failures"}; {"results": [...]} for several objects) or diff (unified diff of the
-               YAML; a line saying so when nothing changed)
+  --output     yaml (default: the patched object), json ({"patch","patched","rejections",
+               "warnings","audited","diff","failures"}; {"results": [...]} for several objects)
+               or diff (unified diff of the YAML; a line saying so when nothing changed)
   --explain    print why each rule did or did not apply, as a tree, instead of the yaml or diff
                output: every rule with its match items (the values each select produced and
                what they were compared with), rendered patch operations, the tier and step it

@@ -35,7 +35,11 @@ export function writeDryrunOutput(
   for (const one of results) {
     const where = options.multi ? `${label(one.resource)}: ` : '';
     for (const failure of one.result.failures) {
-      const text = `${where}ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}`;
+      const what =
+        failure.failurePolicy === 'Fail'
+          ? 'failed; its failure policy is Fail, so the request is refused'
+          : 'failed and was skipped';
+      const text = `${where}ModRule ${failure.rule} ${what}: ${failure.field ?? 'spec'}: ${failure.message}`;
       io.stderr(`warning: ${terminalText(text)}\n`);
     }
   }
@@ -55,8 +59,13 @@ export function writeDryrunOutput(
     });
   }
   for (const one of results) {
-    if (one.result.rejections.length === 0) continue;
     const where = options.multi ? `${label(one.resource)}: ` : '';
+    // As kubectl prints the webhook's warnings; Audit rules are silent in the cluster, not here.
+    for (const warning of one.result.warnings) {
+      io.stderr(`Warning: ${terminalText(where + warning)}\n`);
+    }
+    for (const audit of one.result.audited) io.stderr(`audit: ${terminalText(where + audit)}\n`);
+    if (one.result.rejections.length === 0) continue;
     io.stderr(
       `rejected: ${terminalText(where)}operation rejected by the following ModRule(s): ${terminalText(one.result.rejections.join(','))}\n`,
     );
@@ -77,12 +86,15 @@ function jsonAnswer(one: DryrunResult, multi: boolean): Record<string, unknown> 
     patch: result.patch,
     patched: result.patched,
     rejections: result.rejections,
+    warnings: result.warnings,
+    audited: result.audited,
     diff: dryRunDiff(one.resource, result.patched, { name: diffName(one.resource, multi) }),
     failures: result.failures.map((f) => ({
       rule: f.rule,
       field: f.field ?? 'spec',
       code: f.code,
       message: f.message,
+      failurePolicy: f.failurePolicy,
     })),
     ...(one.explanation === undefined ? {} : { explain: one.explanation }),
   };

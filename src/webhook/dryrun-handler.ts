@@ -33,16 +33,27 @@ export interface DryRunFailure {
   /** Catalog code, e.g. KM5002 for a work limit. */
   readonly code: string;
   readonly message: string;
+  /** The rule's failure policy: with Fail, the failure refuses the request (see `rejections`). */
+  readonly failurePolicy: 'Ignore' | 'Fail';
 }
 
 /**
  * Body of a `PUT /v1/dryrun` answer: KubeMod web app format (`patch`, `diff`, `rejections`) plus
- * `failures`, the rules that failed and were skipped (the others still applied).
+ * `warnings` and `audited` (Reject rules in Warn and Audit mode) and `failures`, the rules that
+ * failed (skipped, or refusing the request when their failure policy is Fail).
  */
 export interface DryRunResponse {
   readonly patch: JsonPatchOperation[];
   readonly diff: string;
+  /**
+   * What refuses the request: matching Reject rules in Enforce mode, then rules with failure
+   * policy Fail that could not be evaluated (`<ns>/<name>: "could not be evaluated …"`).
+   */
   readonly rejections: string[];
+  /** Matching Reject rules in Warn mode (`<ns>/<name>: "<message>"`): admitted with these warnings. */
+  readonly warnings: string[];
+  /** Matching Reject rules in Audit mode, same format: admitted silently, counted. */
+  readonly audited: string[];
   readonly failures: DryRunFailure[];
   /** The patched object as YAML (keys sorted, as in the diff); only for a resource sent as YAML. */
   readonly patchedYaml?: string;
@@ -161,6 +172,8 @@ function completeOne(
     patch: result.patch,
     diff: dryRunDiff(resource, result.patched, meterOptions),
     rejections: result.rejections,
+    warnings: result.warnings,
+    audited: result.audited,
     failures: result.failures.map(dryRunFailure),
     ...(request.yaml ? { patchedYaml: dryRunYaml(result.patched, meterOptions) } : {}),
     ...(explanation === undefined ? {} : { explain: explanation }),
@@ -227,5 +240,6 @@ function dryRunFailure(failure: RuleFailure): DryRunFailure {
     field: failure.field ?? 'spec',
     code: failure.code,
     message: failure.message,
+    failurePolicy: failure.failurePolicy,
   };
 }

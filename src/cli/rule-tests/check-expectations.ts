@@ -74,10 +74,31 @@ export function checkExpectations(
       result.rejections,
     );
   }
+  const outcomes = [
+    ['warnings', expect.warnings, result.warnings, 'warned (enforcement Warn)'],
+    ['audited', expect.audited, result.audited, 'audited (enforcement Audit)'],
+  ] as const;
+  for (const [name, expected, actual, what] of outcomes) {
+    if (jsonEqual(expected ?? [], actual, false)) continue;
+    differs(
+      `expect.${name}`,
+      expected === undefined
+        ? `Reject rules ${what} matched, and the case expects none`
+        : `the ${name} are not the ones expected`,
+      expected ?? [],
+      actual,
+    );
+  }
   const failures = (expect.failures ?? []).map(present);
   const actualFailures = result.failures.map((f, i) =>
     projected(
-      { rule: f.rule, field: f.field ?? 'spec', code: f.code, message: f.message },
+      {
+        rule: f.rule,
+        field: f.field ?? 'spec',
+        code: f.code,
+        message: f.message,
+        failurePolicy: f.failurePolicy,
+      },
       failures[i],
     ),
   );
@@ -112,6 +133,7 @@ function present(failure: ExpectedFailure): JsonObject {
   if (failure.field !== undefined) out.field = failure.field;
   if (failure.code !== undefined) out.code = failure.code;
   if (failure.message !== undefined) out.message = failure.message;
+  if (failure.failurePolicy !== undefined) out.failurePolicy = failure.failurePolicy;
   return out;
 }
 

@@ -33,17 +33,22 @@ export interface ExpectedFailure {
   readonly field?: string | undefined;
   readonly code?: string | undefined;
   readonly message?: string | undefined;
+  readonly failurePolicy?: 'Ignore' | 'Fail' | undefined;
 }
 
 /**
  * What a case expects. `patched`, `patch`, `noChange` and `applied` are checked when given;
- * `rejections` and `failures` are always checked, and when not given none are expected.
+ * `rejections`, `warnings`, `audited` and `failures` are always checked, and when not given none
+ * are expected (Reject rules in Warn and Audit mode, api.kubemod.io/enforcement, answer in
+ * `warnings` and `audited` instead of `rejections`).
  */
 export interface CaseExpectations {
   readonly patched?: JsonObject | undefined;
   readonly patch?: JsonPatchOperation[] | undefined;
   readonly noChange: boolean;
   readonly rejections?: string[] | undefined;
+  readonly warnings?: string[] | undefined;
+  readonly audited?: string[] | undefined;
   readonly failures?: readonly ExpectedFailure[] | undefined;
   readonly applied?: string[] | undefined;
 }
