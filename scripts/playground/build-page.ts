@@ -2,6 +2,7 @@ import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recipesStandIn } from './ui-recipes-standin.js';
 
 /**
  * Builds the playground page into a static directory: the page's scripts and the libraries they
@@ -46,6 +47,7 @@ export async function buildPlaygroundPage(
     charset: 'utf8',
     logLevel: 'warning',
     absWorkingDir: REPO_ROOT,
+    plugins: [recipesStandIn(REPO_ROOT)],
   });
   const html = await readFile(join(PAGE_SOURCE_DIR, 'index.html'), 'utf8');
   await writeFile(join(outDir, 'index.html'), rewriteScriptTag(html));

@@ -1,0 +1,121 @@
+// @ts-check
+// A YAML code editor (CodeMirror 6): line numbers, highlighting, indentation kept on Enter (the
+// YAML language's indentation), errors marked where they are. Tab indents; as CodeMirror
+// documents, Escape then Tab (or Tab right after focusing with the keyboard) moves focus on, so
+// the editor never traps the keyboard.
+
+import { indentWithTab } from '@codemirror/commands';
+import { yaml } from '@codemirror/lang-yaml';
+import { lintGutter, setDiagnostics } from '@codemirror/lint';
+import { EditorState } from '@codemirror/state';
+import { keymap } from '@codemirror/view';
+import { basicSetup, EditorView } from 'codemirror';
+
+/**
+ * @typedef {object} EditorMark
+ * @property {number} from offset in the text
+ * @property {number} to offset in the text (>= from)
+ * @property {string} message
+ */
+
+/**
+ * @typedef {object} YamlEditor
+ * @property {EditorView} view
+ * @property {() => string} text
+ * @property {(text: string) => void} setText
+ * @property {(marks: readonly EditorMark[]) => void} mark replaces the error marks
+ * @property {(offset: number) => void} reveal selects an offset, scrolls it to the middle, focuses
+ */
+
+/**
+ * @typedef {object} EditorOptions
+ * @property {HTMLElement} parent
+ * @property {string} id the id of the editable element
+ * @property {string} labelledBy the id of its label
+ * @property {string} describedBy ids of its hint and error list
+ * @property {() => void} onChange called after every change of the text
+ * @property {() => void} [onRun] Ctrl/Cmd+Enter
+ */
+
+/**
+ * The nonce the server gave this page (on its stylesheet link; see playground-route.ts): the
+ * policy admits CodeMirror's style elements only with it. '' from file:// and static hosts.
+ * @returns {string}
+ */
+function styleNonce() {
+  const link = document.querySelector('link[rel="stylesheet"]');
+  const nonce = link instanceof HTMLLinkElement ? link.nonce : '';
+  return nonce === undefined || nonce.startsWith('__') ? '' : nonce;
+}
+
+/**
+ * @param {EditorOptions} options
+ * @returns {YamlEditor}
+ */
+export function createEditor(options) {
+  const view = new EditorView({
+    parent: options.parent,
+    state: EditorState.create({
+      doc: '',
+      extensions: [
+        keymap.of([
+          {
+            key: 'Mod-Enter',
+            run: () => {
+              options.onRun?.();
+              return true;
+            },
+          },
+        ]),
+        basicSetup,
+        keymap.of([indentWithTab]),
+        EditorState.tabSize.of(2),
+        yaml(),
+        lintGutter(),
+        EditorView.cspNonce.of(styleNonce()),
+        EditorView.contentAttributes.of({
+          id: options.id,
+          'aria-labelledby': options.labelledBy,
+          'aria-describedby': options.describedBy,
+          'aria-multiline': 'true',
+          spellcheck: 'false',
+          autocapitalize: 'off',
+        }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) options.onChange();
+        }),
+      ],
+    }),
+  });
+  return {
+    view,
+    text: () => view.state.doc.toString(),
+    setText: (text) => {
+      if (text === view.state.doc.toString()) return;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    mark: (marks) => {
+      const length = view.state.doc.length;
+      const diagnostics = marks.map((item) => {
+        const from = Math.max(0, Math.min(item.from, length));
+        return {
+          from,
+          to: Math.max(from, Math.min(item.to, length)),
+          severity: /** @type {const} */ ('error'),
+          message: item.message,
+        };
+      });
+      view.dispatch(setDiagnostics(view.state, diagnostics));
+      view.contentDOM.setAttribute('aria-invalid', String(diagnostics.length > 0));
+      if (diagnostics.length === 0) view.contentDOM.removeAttribute('aria-invalid');
+    },
+    reveal: (offset) => {
+      const at = Math.max(0, Math.min(offset, view.state.doc.length));
+      view.dispatch({
+        selection: { anchor: at },
+        effects: EditorView.scrollIntoView(at, { y: 'center' }),
+      });
+      view.focus();
+    },
+  };
+}
