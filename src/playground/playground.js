@@ -243,7 +243,8 @@ function showError(message, code) {
   const first = errors.show(message, code);
   // Never leave an error below the visible area (unless the user is reading the results).
   if (byId('layout', HTMLElement).dataset.view === 'inputs' || window.innerWidth > 960) {
-    first.scrollIntoView({ block: 'nearest' });
+    const box = first.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) first.scrollIntoView({ block: 'center' });
   }
 }
 

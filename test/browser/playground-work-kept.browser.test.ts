@@ -6,6 +6,7 @@ import {
   focusedId,
   openPlayground,
   setEditor,
+  settled,
   textOf,
   waitForText,
 } from './support/playground-page.js';
@@ -49,18 +50,6 @@ const open = (fragment = ''): Promise<Page> =>
 async function shareLink(page: Page): Promise<string> {
   await page.waitForFunction(() => location.hash.startsWith('#v1.'), { timeout: 15_000 });
   return page.evaluate(() => location.hash);
-}
-
-/**
- * Waits until the page has evaluated (and so saved its draft and link) the current editors: past
- * the 300 ms debounce, then until the status says so.
- */
-async function settled(page: Page): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 450));
-  await page.waitForFunction(
-    () => document.querySelector('#status')?.textContent === 'Up to date',
-    { timeout: 15_000 },
-  );
 }
 
 beforeAll(async () => {

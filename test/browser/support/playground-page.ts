@@ -102,3 +102,15 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage });
 }
+
+/**
+ * Waits until the page has evaluated (and so saved its draft and link) the current inputs: past
+ * the 300 ms debounce, then until the status says so.
+ */
+export async function settled(page: Page): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 450));
+  await page.waitForFunction(
+    () => document.querySelector('#status')?.textContent === 'Up to date',
+    { timeout: 15_000 },
+  );
+}
