@@ -176,6 +176,8 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
     });
     expect(await inViewport(page, '#summary')).toBe(true);
     expect(await inViewport(page, '#rules-host')).toBe(true);
+    // Side by side: no Inputs/Results tabs.
+    expect(await page.$eval('#show-results', (element) => element.getClientRects().length)).toBe(0);
     await screenshot(page, 'playground-1440');
     // The resource's error list is below the fold: it is scrolled into view.
     await setEditor(page, 'resource', 'kind: ConfigMap\n  bad: indent\n');
