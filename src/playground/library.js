@@ -1,5 +1,4 @@
 // @ts-check
-/// <reference path="./virtual-recipes.d.ts" />
 // The examples library: the built-in example, the recipes of samples/recipes (bundled at build
 // time through `virtual:recipes`) and, when the page is served by `kubemod-ts serve --rules`, the
 // server's own ModRules (GET server-rules.json; from file:// or a static host that fetch fails

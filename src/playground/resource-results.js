@@ -91,12 +91,13 @@ export function showResults(results) {
     }),
   );
   list.hidden = false;
+  /** @type {Map<string, number>} */
   const counts = new Map();
   for (const result of results) {
     const kind = outcomeOf(result.answer).kind;
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
-  const parts = [...counts].map(([kind, count]) => `${String(count)} ${String(kind)}`);
+  const parts = [...counts].map(([kind, count]) => `${String(count)} ${kind}`);
   const summary = `${String(results.length)} resources: ${parts.join(', ')}`;
   replace(byId('summary', HTMLElement), `${summary} · showing ${shown.label}`);
   return summary;

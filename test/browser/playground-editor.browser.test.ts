@@ -140,7 +140,7 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
       : [];
     const groups = await page.$$eval('#library optgroup', (all) =>
       all.map((group) => [
-        (group as HTMLOptGroupElement).label,
+        group.getAttribute('label') ?? '',
         [...group.querySelectorAll('option')].map((option) => option.value),
       ]),
     );

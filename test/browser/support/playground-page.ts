@@ -59,7 +59,7 @@ export async function setEditor(page: Page, id: string, text: string): Promise<v
   await page.keyboard.up('Control');
   await page.keyboard.press('Backspace');
   if (text !== '') {
-    await page.evaluate((value) => document.execCommand('insertText', false, value), text);
+    await page.keyboard.sendCharacter(text);
   }
   await page.waitForFunction(
     (sel, expected) =>

@@ -109,7 +109,7 @@ describe('playground route', () => {
     // The HTML's policy admits the code editor's style elements by a fresh nonce, which the
     // HTML carries in place of the placeholder; nothing else differs from PLAYGROUND_CSP.
     const nonce = /'nonce-([A-Za-z0-9+/=]{24})'/.exec(
-      page.headers['content-security-policy'] ?? '',
+      String(page.headers['content-security-policy']),
     )?.[1];
     expect(nonce).toBeDefined();
     expect(page.headers['content-security-policy']).toBe(playgroundHtmlCsp(nonce ?? ''));
