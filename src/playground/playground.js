@@ -4,7 +4,7 @@
 // an ordinary in-page link and never touches the editors) and in a draft in localStorage; loading
 // an example offers Undo. No navigation loses work.
 
-import { byId, el, replace } from './dom.js';
+import { byId, replace } from './dom.js';
 import { createEditor } from './editor.js';
 import { loadDraft, sameState, saveDraft } from './draft.js';
 import { EXAMPLE } from './example.js';
@@ -12,9 +12,11 @@ import { errorsView } from './errors-view.js';
 import { bundledEntries, fillPicker, serverRulesEntry } from './library.js';
 import { readResults, showResults } from './resource-results.js';
 import { errorOf, runDryRun } from './run-dryrun.js';
-import { decodeState, encodeState, isShareFragment, OPERATIONS } from './share.js';
+import { readFragment, saveToFragment } from './link.js';
+import { OPERATIONS } from './share.js';
 import { setTabSummary, showView, startViewTabs } from './view-tabs.js';
-import { documentContents, locatePath } from './yaml-locate.js';
+import { splitDocuments } from './yaml-locate.js';
+import { showNotice } from './notice.js';
 
 /** @typedef {import('./share.js').PlaygroundState} PlaygroundState */
 /** @typedef {import('./library.js').LibraryEntry} LibraryEntry */
@@ -29,7 +31,6 @@ const namespace = byId('namespace', HTMLInputElement);
 const operation = byId('operation', HTMLSelectElement);
 const status = byId('status', HTMLElement);
 const results = byId('results', HTMLElement);
-const notice = byId('notice', HTMLElement);
 const picker = byId('library', HTMLSelectElement);
 
 /** While the page sets the editors itself, their change events do not count as edits. */
@@ -112,25 +113,6 @@ function setStatus(state, text) {
 }
 
 /**
- * A notice above the editors, with buttons (Undo, Restore).
- * @param {string} text
- * @param {readonly { label: string, run: () => void }[]} [actions]
- */
-function showNotice(text, actions = []) {
-  const buttons = actions.map(({ label, run }) => {
-    const button = el('button', 'notice-action', label);
-    button.type = 'button';
-    button.addEventListener('click', () => {
-      notice.hidden = true;
-      run();
-    });
-    return button;
-  });
-  replace(notice, el('span', undefined, text), ...buttons);
-  notice.hidden = false;
-}
-
-/**
  * Replaces the editors, offering to undo it.
  * @param {PlaygroundState} next
  * @param {string} what
@@ -172,26 +154,10 @@ function schedule(delay) {
 
 /** The resource text's documents (and the old text's), for an engine that takes one at a time. */
 function documents() {
-  /** @param {(typeof EDITED)[number]} name */
-  const split = (name) => {
-    const state = editor(name).view.state;
-    return documentContents(state).map((node) => ({
-      text: state.sliceDoc(node.from, node.to),
-      label: [['kind'], ['metadata', 'name']]
-        .map((path) => {
-          const value = locatePath(state, node, path);
-          return value.complete && value.value !== undefined
-            ? state.sliceDoc(value.value.from, value.value.to)
-            : '';
-        })
-        .filter((word) => word !== '')
-        .join(' '),
-    }));
-  };
-  const resources = split('resource');
+  const resources = splitDocuments(editor('resource').view.state);
   return {
     resources: resources.map((doc) => doc.text),
-    olds: split('old').map((doc) => doc.text),
+    olds: splitDocuments(editor('old').view.state).map((doc) => doc.text),
     labels: resources.map((doc) => doc.label),
   };
 }
@@ -248,39 +214,21 @@ function showError(message, code) {
   }
 }
 
-/** Last fragment written, so that only real changes touch the history entry. */
-let savedFragment = '';
-
-/** @param {PlaygroundState} state */
-async function saveToFragment(state) {
-  const fragment = await encodeState(state);
-  const button = byId('copy-link', HTMLButtonElement);
-  button.disabled = fragment === undefined;
-  button.title = fragment === undefined ? 'Too large to share in a link' : '';
-  if (fragment === undefined || fragment === savedFragment) return;
-  savedFragment = fragment;
-  history.replaceState(null, '', `#${fragment}`);
-}
-
 /**
- * Reads a share link. Fragments the playground did not make are ignored. With `undo`, the
- * editors replaced can be restored.
+ * Reads a share link into the editors (a fragment the playground did not make is ignored); with
+ * `undo`, what it replaced can be restored.
  * @param {boolean} undo
  * @returns {Promise<boolean>} whether the editors were set from the link
  */
 async function loadFromFragment(undo) {
-  const fragment = location.hash.slice(1);
-  if (!isShareFragment(fragment) || fragment === savedFragment) return false;
-  const decoded = await decodeState(fragment);
-  if (!decoded.ok) {
-    showNotice(
-      `This link's content cannot be read: ${decoded.reason}. Your editors are unchanged.`,
-    );
+  const read = await readFragment();
+  if (read === undefined) return false;
+  if (!read.ok) {
+    showNotice(`This link's content cannot be read: ${read.reason}. Your editors are unchanged.`);
     return false;
   }
-  savedFragment = fragment;
-  if (undo) replaceWithUndo(decoded.state, 'Opened the shared link');
-  else applyState(decoded.state);
+  if (undo) replaceWithUndo(read.state, 'Opened the shared link');
+  else applyState(read.state);
   return true;
 }
 

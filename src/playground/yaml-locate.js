@@ -52,6 +52,26 @@ export function documentContents(state) {
 }
 
 /**
+ * Each non-empty document's text, and a label (`kind name`) from its kind and metadata.name.
+ * @param {EditorState} state
+ * @returns {{ text: string, label: string }[]}
+ */
+export function splitDocuments(state) {
+  return documentContents(state).map((node) => ({
+    text: state.sliceDoc(node.from, node.to),
+    label: [['kind'], ['metadata', 'name']]
+      .map((path) => {
+        const found = locatePath(state, node, path);
+        return found.complete && found.value !== undefined
+          ? state.sliceDoc(found.value.from, found.value.to)
+          : '';
+      })
+      .filter((word) => word !== '')
+      .join(' '),
+  }));
+}
+
+/**
  * `spec.match[0].select` → ['spec', 'match', 0, 'select']; `a[b.c]` → ['a', 'b.c'].
  * @param {string} path
  * @returns {(string | number)[]}

@@ -38,7 +38,8 @@ describe('npm run playground:build', () => {
     for (const file of await readdir(a)) {
       expect(await readFile(join(b, file)), file).toEqual(await readFile(join(a, file)));
     }
-  });
+    // Two bundles of CodeMirror and the page take a few seconds each on a loaded machine.
+  }, 60_000);
 
   it('refuses an index.html without the module script tag it rewrites', () => {
     expect(() => rewriteScriptTag('<html></html>')).toThrow(/expected the tag/);

@@ -1,0 +1,24 @@
+// @ts-check
+// The notice above the editors: what just replaced them (an example, a shared link) and the
+// buttons that take it back (Undo, Restore my draft). A button hides the notice and runs.
+
+import { byId, el, replace } from './dom.js';
+
+/**
+ * @param {string} text
+ * @param {readonly { label: string, run: () => void }[]} [actions]
+ */
+export function showNotice(text, actions = []) {
+  const notice = byId('notice', HTMLElement);
+  const buttons = actions.map(({ label, run }) => {
+    const button = el('button', 'notice-action', label);
+    button.type = 'button';
+    button.addEventListener('click', () => {
+      notice.hidden = true;
+      run();
+    });
+    return button;
+  });
+  replace(notice, el('span', undefined, text), ...buttons);
+  notice.hidden = false;
+}
