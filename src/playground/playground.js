@@ -9,6 +9,7 @@ import { createEditor } from './editor.js';
 import { loadDraft, sameState, saveDraft } from './draft.js';
 import { EXAMPLE } from './example.js';
 import { errorsView } from './errors-view.js';
+import { exposeEvaluate } from './evaluate.js';
 import { bundledEntries, fillPicker, serverRulesEntry } from './library.js';
 import { readResults, showResults } from './resource-results.js';
 import { errorOf, runDryRun } from './run-dryrun.js';
@@ -288,4 +289,5 @@ async function start() {
   schedule(0);
 }
 
+exposeEvaluate();
 void start();

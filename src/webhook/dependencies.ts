@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DryRunRunnerFactory } from './dryrun-runner.js';
 import type { PlaygroundAssets } from './playground-assets.js';
+import type { ServerRules } from './playground-server-rules.js';
 import type { HelperThreadPriority } from './thread-priority.js';
 
 /** In-memory manifests for `syntheticRefs` (filled from informers by the operator, files or nothing standalone). */
@@ -158,4 +159,6 @@ export interface WebhookDependencies {
    * API when enabled).
    */
   readonly playground?: PlaygroundAssets;
+  /** With `playground`: the rules offered to the page at `GET /server-rules.json` (`serve --rules`). */
+  readonly serverRules?: () => Promise<ServerRules>;
 }
