@@ -25,11 +25,13 @@ const ENGINE_DIR = join(PAGE_SOURCE_DIR, 'engine');
 /**
  * Modules the engine imports that exist only in Node, and their browser stand-ins: the native
  * `re2` addon becomes an adapter over re2js (the pure-JS RE2 port, same syntax and linear time),
- * `node:crypto` a synchronous SHA-1/SHA-256 (the template hash functions).
+ * `node:crypto` a synchronous SHA-1/SHA-256 (the template hash functions), and `source-map`
+ * (handlebars' optional source maps) nothing.
  */
 export const ENGINE_ALIASES: Readonly<Record<string, string>> = {
   re2: join(ENGINE_DIR, 're2-adapter.ts'),
   'node:crypto': join(ENGINE_DIR, 'crypto-shim.ts'),
+  'source-map': join(ENGINE_DIR, 'no-source-map.ts'),
 };
 
 /** Node's global `Buffer`, which the engine uses for UTF-8, base64 and hex conversions. */

@@ -9,8 +9,8 @@ const DRYRUN_URL = 'v1/dryrun';
  *
  * The engine runs in the page (src/engine bundled with re2js for RE2), so nothing is sent
  * anywhere and the page works from `file://` and any static host. One exception: handlebars
- * builds each template into a function (`new Function`), which a Content-Security-Policy without
- * 'unsafe-eval' forbids. `kubemod-ts serve` sends such a policy with the page (and keeps it: the
+ * builds each template into a function (the Function constructor), which a
+ * Content-Security-Policy without 'unsafe-eval' forbids. `kubemod-ts serve` sends such a policy with the page (and keeps it: the
  * page then runs no code it did not load), and answers dry runs itself with the same engine, so
  * a page whose policy forbids building functions asks its own server instead (the same code
  * answers there, so the answers are the same).
