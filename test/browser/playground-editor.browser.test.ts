@@ -68,8 +68,11 @@ async function markedLine(id: string): Promise<string> {
   );
 }
 
+/** The rules `serve` is started with, offered in the Examples picker. */
+const SERVER_RULE = RULE.replace('name: images', 'name: from-the-server');
+
 beforeAll(async () => {
-  serve = await startServe();
+  serve = await startServe([], { 'server.yaml': SERVER_RULE });
   browser = await launchChromium();
   page = await openPlayground(browser, `${serve.url}/`, problems);
 });
@@ -134,22 +137,35 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
     expect(await markedLine('rules')).toBe('    - op: bad');
   });
 
-  it('offers the built-in example and every recipe of samples/recipes', async () => {
+  it("offers the built-in example, every recipe of samples/recipes and the server's rules", async () => {
     const recipes = existsSync(recipesDir)
       ? readdirSync(recipesDir).filter((name) => existsSync(`${recipesDir}${name}/recipe.yaml`))
       : [];
+    await page.waitForSelector('#library option[value="server"]', { timeout: 15_000 });
     const groups = await page.$$eval('#library optgroup', (all) =>
       all.map((group) => [
         group.getAttribute('label') ?? '',
         [...group.querySelectorAll('option')].map((option) => option.value),
       ]),
     );
-    expect(groups[0]).toEqual(['Examples', ['builtin']]);
-    if (recipes.length > 0) {
-      expect(groups[1]).toEqual(['Recipes', recipes.sort().map((name) => `recipe:${name}`)]);
-    } else {
-      expect(groups).toHaveLength(1);
+    expect(groups).toEqual([
+      ['Examples', ['builtin']],
+      ...(recipes.length > 0 ? [['Recipes', recipes.sort().map((name) => `recipe:${name}`)]] : []),
+      ['This server', ['server']],
+    ]);
+    // Every recipe loads and evaluates (no error from the engine in the page).
+    for (const name of recipes) {
+      await page.select('#library', `recipe:${name}`);
+      await page.click('#load-example');
+      await settled(page);
     }
+    // The server's rules replace the ModRules editor only.
+    const resource = await editorText(page, 'resource');
+    await page.select('#library', 'server');
+    await page.click('#load-example');
+    await settled(page);
+    expect(await editorText(page, 'rules')).toContain('name: from-the-server');
+    expect(await editorText(page, 'resource')).toBe(resource);
   });
 
   it('gives a result per resource for several documents', async () => {
