@@ -60,7 +60,7 @@ describe('ModRule validation: every problem with its field path', () => {
     [
       'missing type',
       { match: patchSpec.match, patch: patchSpec.patch },
-      ['spec.type: unknown type undefined'],
+      ['spec.type: required (Patch or Reject)'],
     ],
     [
       'patch on Reject',

@@ -145,6 +145,7 @@ describe('playground: no navigation loses work (issue 28)', () => {
 
   it('keeps the context panel (namespace manifest, old object) in links and drafts', async () => {
     const page = await open();
+    await setEditor(page, 'resource', 'kind: ConfigMap\nmetadata:\n  name: settings\n');
     await page.click('#context > summary');
     await setEditor(page, 'namespaceManifest', NAMESPACE);
     await page.select('#operation', 'UPDATE');
@@ -168,6 +169,31 @@ describe('playground: no navigation loses work (issue 28)', () => {
     ).toBe('UPDATE');
     expect(await textOf(shared, '#context-count')).toBe('(2)');
     await shared.close();
+  });
+
+  it('evaluates with the context: the namespace manifest as syntheticRefs, the old object', async () => {
+    const page = await open();
+    await page.select('#library', 'recipe:labels-from-namespace');
+    await page.click('#load-example');
+    await settled(page);
+    // The recipe's refs.yaml fills the namespace manifest; the rule copies its label.
+    expect(await editorText(page, 'namespaceManifest')).toContain("cost-center: '4711'");
+    await waitForText(page, '#summary', 'Patched: 1 operation');
+    expect(await textOf(page, '#patched')).toContain("cost-center: '4711'");
+    // Without the namespace manifest the rule's select finds nothing.
+    await setEditor(page, 'namespaceManifest', '');
+    await waitForText(page, '#summary', 'No change');
+
+    // DELETE with an old object: the object deleted is the old one.
+    await page.select('#library', 'recipe:protect-from-delete');
+    await page.click('#load-example');
+    await settled(page);
+    expect(await page.$eval('#operation', (element) => (element as HTMLSelectElement).value)).toBe(
+      'DELETE',
+    );
+    expect(await editorText(page, 'old')).not.toBe('');
+    await waitForText(page, '#summary', 'Rejected by 1 rule');
+    await page.close();
   });
 
   it('ran without console errors, dialogs, uncaught exceptions or CSP violations', () => {

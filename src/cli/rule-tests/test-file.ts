@@ -56,7 +56,10 @@ export interface CaseRefs {
 
 export interface RuleTestCase {
   readonly name: string;
+  /** The object the rules see: the new object, or for DELETE the object being deleted. */
   readonly resource: JsonObject;
+  /** The object before the change (UPDATE, DELETE), when the case gives it. */
+  readonly oldResource?: JsonObject | undefined;
   readonly operation: AdmissionOperation;
   /** The admission request's namespace; undefined for a cluster-scoped request. */
   readonly namespace: string | undefined;

@@ -137,16 +137,12 @@ describe('PUT /v1/dryrun with YAML text', () => {
         /^resourceManifest is not valid YAML: .*\(2:6\)/,
       ],
       [
-        { resourceManifest: `${RESOURCE}---\nkind: Pod\n`, modRules: RULES },
-        /^resourceManifest must hold exactly one Kubernetes object, found 2 documents$/,
-      ],
-      [
         { resourceManifest: '# nothing\n', modRules: RULES },
         /^resourceManifest is empty: expected the Kubernetes manifest to evaluate$/,
       ],
       [
         { resourceManifest: '- a\n- b\n', modRules: RULES },
-        /^resourceManifest must hold exactly one Kubernetes object, found a list$/,
+        /^resourceManifest\[0\] must be a Kubernetes object, found a list$/,
       ],
       [
         { resourceManifest: RESOURCE, modRules: 'kind: [unclosed\n' },
