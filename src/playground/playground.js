@@ -17,7 +17,7 @@ import { readFragment, saveToFragment } from './link.js';
 import { OPERATIONS } from './share.js';
 import { setTabSummary, showView, startViewTabs } from './view-tabs.js';
 import { splitDocuments } from './yaml-locate.js';
-import { showNotice } from './notice.js';
+import { noticeEdited, showNotice } from './notice.js';
 
 /** @typedef {import('./share.js').PlaygroundState} PlaygroundState */
 /** @typedef {import('./library.js').LibraryEntry} LibraryEntry */
@@ -51,7 +51,9 @@ const editors = Object.fromEntries(
       labelledBy: `${name}-label`,
       describedBy: `${name}-hint ${name}-errors`,
       onChange: () => {
-        if (!applying) edited(DEBOUNCE_MS);
+        if (applying) return;
+        noticeEdited();
+        edited(DEBOUNCE_MS);
       },
       onRun: () => {
         schedule(0);
@@ -123,16 +125,20 @@ function replaceWithUndo(next, what) {
   applyState(next);
   edited(0);
   if (sameState(previous, next)) return;
-  showNotice(`${what}.`, [
-    {
-      label: 'Undo',
-      run: () => {
-        applyState(previous);
-        edited(0);
-        editor('rules').view.focus();
+  showNotice(
+    `${what}.`,
+    [
+      {
+        label: 'Undo',
+        run: () => {
+          applyState(previous);
+          edited(0);
+          editor('rules').view.focus();
+        },
       },
-    },
-  ]);
+    ],
+    true,
+  );
 }
 
 /**
@@ -251,9 +257,11 @@ function loadChosen() {
 async function start() {
   startViewTabs();
   namespace.addEventListener('input', () => {
+    noticeEdited();
     edited(DEBOUNCE_MS);
   });
   operation.addEventListener('change', () => {
+    noticeEdited();
     edited(0);
   });
   byId('copy-link', HTMLButtonElement).addEventListener('click', () => {

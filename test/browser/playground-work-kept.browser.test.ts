@@ -112,6 +112,12 @@ describe('playground: no navigation loses work (issue 28)', () => {
     await settled(page);
     expect(await editorText(page, 'rules')).toBe(RULE);
     expect(await page.$eval('#notice', (element) => (element as HTMLElement).hidden)).toBe(true);
+
+    // Once the loaded example is edited, Undo (which would throw the edit away) is gone.
+    await page.click('#load-example');
+    await waitForText(page, '#notice', 'Loaded');
+    await setEditor(page, 'resource', 'kind: Pod\n');
+    expect(await page.$eval('#notice', (element) => (element as HTMLElement).hidden)).toBe(true);
     await page.close();
   });
 
