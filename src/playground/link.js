@@ -2,6 +2,7 @@
 // The page's address holds its state: every evaluation writes the editors into the fragment
 // (`#v1.…`, replacing the history entry, so Back still leaves the page), and a fragment the page
 // did not write itself is read as a share link. Other fragments (`#results`) are not states.
+// Copy link and the status line next to it live here too.
 
 import { byId } from './dom.js';
 import { decodeState, encodeState, isShareFragment } from './share.js';
@@ -36,4 +37,25 @@ export async function readFragment() {
   const decoded = await decodeState(fragment);
   if (decoded.ok) savedFragment = fragment;
   return decoded;
+}
+
+/**
+ * The status line next to Copy link.
+ * @param {'busy' | 'ok' | 'error'} state
+ * @param {string} text
+ */
+export function setStatus(state, text) {
+  const status = byId('status', HTMLElement);
+  status.dataset.state = state;
+  status.textContent = text;
+}
+
+/** Copies the page's address (its share link) to the clipboard. */
+export async function copyLink() {
+  try {
+    await navigator.clipboard.writeText(location.href);
+    setStatus('ok', 'Link copied');
+  } catch {
+    setStatus('error', 'Copy the link from the address bar');
+  }
 }

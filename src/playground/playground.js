@@ -13,7 +13,7 @@ import { exposeEvaluate } from './evaluate.js';
 import { bundledEntries, fillPicker, serverRulesEntry } from './library.js';
 import { readResults, showResults } from './resource-results.js';
 import { errorOf, runDryRun } from './run-dryrun.js';
-import { readFragment, saveToFragment } from './link.js';
+import { copyLink, readFragment, saveToFragment, setStatus } from './link.js';
 import { OPERATIONS } from './share.js';
 import { setTabSummary, showView, startViewTabs } from './view-tabs.js';
 import { splitDocuments } from './yaml-locate.js';
@@ -30,7 +30,6 @@ const EDITED = ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old']
 
 const namespace = byId('namespace', HTMLInputElement);
 const operation = byId('operation', HTMLSelectElement);
-const status = byId('status', HTMLElement);
 const results = byId('results', HTMLElement);
 const picker = byId('library', HTMLSelectElement);
 
@@ -104,15 +103,6 @@ function applyState(state) {
   ).length;
   replace(byId('context-count', HTMLElement), context === 0 ? '' : `(${String(context)})`);
   if (context > 0) byId('context', HTMLDetailsElement).open = true;
-}
-
-/**
- * @param {'busy' | 'ok' | 'error'} state
- * @param {string} text
- */
-function setStatus(state, text) {
-  status.dataset.state = state;
-  status.textContent = text;
 }
 
 /**
@@ -237,15 +227,6 @@ async function loadFromFragment(undo) {
   if (undo) replaceWithUndo(read.state, 'Opened the shared link');
   else applyState(read.state);
   return true;
-}
-
-async function copyLink() {
-  try {
-    await navigator.clipboard.writeText(location.href);
-    setStatus('ok', 'Link copied');
-  } catch {
-    setStatus('error', 'Copy the link from the address bar');
-  }
 }
 
 function loadChosen() {

@@ -102,6 +102,23 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
     expect((await editorText(page, 'resource')).split('\n').at(-1)).toBe('    tier: gold');
   });
 
+  it('moves through the controls with the keyboard (Escape, Tab leaves an editor)', async () => {
+    await page.focus('#rules');
+    await page.keyboard.press('Escape');
+    const order: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focusedId(page));
+    }
+    expect(order).toEqual(['namespace', 'operation', 'resource']);
+    // Tab in an editor indents (the text changes, focus stays) until Escape.
+    await page.keyboard.press('Tab');
+    expect(await focusedId(page)).toBe('resource');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    expect(await focusedId(page)).not.toBe('resource');
+  });
+
   it('marks a YAML syntax error at its line and column, with an excerpt', async () => {
     await setEditor(page, 'resource', 'kind: ConfigMap\nmetadata:\n  name: a\n');
     await setEditor(page, 'rules', 'a: b\n  c: d\n');

@@ -5,7 +5,6 @@ import { launchChromium } from './support/chromium.js';
 import {
   ARTIFACTS,
   editorText,
-  focusedId,
   openPlayground,
   screenshot,
   setEditor,
@@ -258,24 +257,6 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     expect(await textOf('#rejections')).toBe('None: the request is allowed.');
     await page.select('#operation', 'CREATE');
     await waitForText('#summary', 'Rejected by 1 rule');
-  });
-
-  it('moves through the controls with the keyboard (Escape, Tab leaves an editor)', async () => {
-    await page.focus('#rules');
-    await page.keyboard.press('Escape');
-    const order: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      await page.keyboard.press('Tab');
-      order.push(await focusedId(page));
-    }
-    expect(order).toEqual(['namespace', 'operation', 'resource']);
-    // Tab in an editor indents (the text changes, focus stays) until Escape.
-    await page.keyboard.press('Tab');
-    expect(await focusedId(page)).toBe('resource');
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Tab');
-    expect(await focusedId(page)).not.toBe('resource');
-    await setEditor(page, 'resource', RESOURCE);
   });
 
   it('keeps the editors in the link, and says when a link cannot be read', async () => {
