@@ -62,6 +62,8 @@ export function bundledEntries() {
  * @returns {Promise<LibraryEntry | undefined>}
  */
 export async function serverRulesEntry() {
+  // From disk there is no server to ask (and the browser would log the refused request).
+  if (location.protocol === 'file:') return undefined;
   /** @type {unknown} */
   let body;
   try {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium.js';
@@ -39,6 +41,8 @@ metadata:
   labels:
     cost-center: c42
 `;
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 let serve: ServeProcess;
 let browser: Browser;
@@ -200,6 +204,24 @@ describe('playground: no navigation loses work (issue 28)', () => {
     expect(await editorText(page, 'old')).not.toBe('');
     await waitForText(page, '#summary', 'Rejected by 1 rule');
     await page.close();
+  });
+
+  it('works from file:// (the static build): evaluates, offers the recipes, reads share links', async () => {
+    const local = pathToFileURL(join(REPO_ROOT, 'dist/playground/index.html')).href;
+    const page = await openPlayground(browser, local, problems);
+    await setEditor(page, 'rules', RULE);
+    await setEditor(page, 'resource', 'kind: ConfigMap\nmetadata:\n  name: settings\n');
+    await settled(page);
+    await waitForText(page, '#summary', 'Patched: 1 operation');
+    expect(
+      await page.$$eval('#library optgroup', (all) => all.map((g) => g.getAttribute('label'))),
+    ).not.toContain('This server');
+    const link = await shareLink(page);
+    await page.close();
+    const shared = await openPlayground(browser, local + link, problems);
+    await settled(shared);
+    expect(await editorText(shared, 'rules')).toBe(RULE);
+    await shared.close();
   });
 
   it('ran without console errors, dialogs, uncaught exceptions or CSP violations', () => {
