@@ -6,9 +6,11 @@
 
 import { indentWithTab } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { basicSetup, EditorView } from 'codemirror';
 
 /**
@@ -36,6 +38,18 @@ import { basicSetup, EditorView } from 'codemirror';
  * @property {() => void} onChange called after every change of the text
  * @property {() => void} [onRun] Ctrl/Cmd+Enter
  */
+
+/**
+ * YAML colours from the page's stylesheet (`--hl-*`), so that they follow its light and dark
+ * schemes (CodeMirror's default colours are made for a light background).
+ */
+const yamlColours = HighlightStyle.define([
+  { tag: [tags.definition(tags.propertyName), tags.propertyName], color: 'var(--hl-key)' },
+  { tag: [tags.string, tags.special(tags.string)], color: 'var(--hl-string)' },
+  { tag: [tags.number, tags.bool, tags.null, tags.atom], color: 'var(--hl-number)' },
+  { tag: [tags.keyword, tags.typeName, tags.labelName], color: 'var(--hl-keyword)' },
+  { tag: [tags.comment, tags.meta], color: 'var(--hl-comment)' },
+]);
 
 /**
  * The lint marks without the lint package's `data:` SVG images, which the page's policy
@@ -88,6 +102,7 @@ export function createEditor(options) {
             },
           },
         ]),
+        syntaxHighlighting(yamlColours),
         basicSetup,
         keymap.of([indentWithTab]),
         EditorState.tabSize.of(2),
