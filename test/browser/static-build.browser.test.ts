@@ -95,8 +95,10 @@ async function cases(): Promise<Case[]> {
 
 /** The dry-run body the page sends for a case (as the playground builds it). */
 function bodyOf(input: Case): Record<string, unknown> {
+  // A DELETE carries only the object deleted, as oldResourceManifest (PUT /v1/dryrun refuses both).
+  const deleted = input.operation === 'DELETE' && input.old !== undefined;
   return {
-    resourceManifest: input.resource,
+    ...(deleted ? {} : { resourceManifest: input.resource }),
     modRules: input.modrules,
     operation: input.operation,
     ...(input.refs === undefined ? {} : { syntheticRefs: load(input.refs) }),
@@ -118,8 +120,10 @@ async function cliAnswer(input: Case, dir: string): Promise<Record<string, unkno
     'dryrun',
     '--modrule',
     await file('modrules.yaml', input.modrules),
-    '--resource',
-    await file('resource.yaml', input.resource),
+    // A DELETE with its object given by --old needs no --resource (dryrun refuses both).
+    ...(input.operation === 'DELETE' && input.old !== undefined
+      ? []
+      : ['--resource', await file('resource.yaml', input.resource)]),
     '--operation',
     input.operation,
     '--output',

@@ -10,7 +10,11 @@ import {
   defaultPlaygroundDir,
   loadPlaygroundAssets,
 } from '../../../src/webhook/playground-assets.js';
-import { PLAYGROUND_CSP } from '../../../src/webhook/playground-route.js';
+import {
+  CSP_NONCE_PLACEHOLDER,
+  PLAYGROUND_CSP,
+  playgroundHtmlCsp,
+} from '../../../src/webhook/playground-route.js';
 import { send, startHarness, testTls, type Harness, type HttpAnswer } from './harness.js';
 import { runServeInProcess } from './serve-in-process.js';
 
@@ -108,15 +112,31 @@ describe('playground route', () => {
     const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(page.headers['content-security-policy']).toBe(PLAYGROUND_CSP);
+    // The HTML's policy admits the code editor's style elements by a fresh nonce, which the
+    // HTML carries in place of the placeholder; nothing else differs from PLAYGROUND_CSP.
+    const nonce = /'nonce-([A-Za-z0-9+/=]{24})'/.exec(
+      String(page.headers['content-security-policy']),
+    )?.[1];
+    expect(nonce).toBeDefined();
+    expect(page.headers['content-security-policy']).toBe(playgroundHtmlCsp(nonce ?? ''));
+    expect(playgroundHtmlCsp('n')).toBe(
+      PLAYGROUND_CSP.replace("style-src 'self'", "style-src 'self' 'nonce-n'"),
+    );
     expect(PLAYGROUND_CSP).toContain("default-src 'self'");
     expect(PLAYGROUND_CSP).toContain("script-src 'self'");
     expect(PLAYGROUND_CSP).not.toContain('unsafe');
+    expect(page.headers['content-security-policy']).not.toContain('unsafe');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['cache-control']).toBe('no-cache');
-    expect(page.text).toBe(await readFile(join(defaultPlaygroundDir(), 'index.html'), 'utf8'));
-    expect((await get('/?state=ignored')).text).toBe(page.text);
+    const built = await readFile(join(defaultPlaygroundDir(), 'index.html'), 'utf8');
+    expect(built).toContain(`nonce="${CSP_NONCE_PLACEHOLDER}"`);
+    expect(page.text).toBe(built.replaceAll(CSP_NONCE_PLACEHOLDER, nonce ?? ''));
+    const again = await get('/?state=ignored');
+    expect(again.headers['content-security-policy']).not.toBe(
+      page.headers['content-security-policy'],
+    );
+    expect(again.text.replace(/nonce="[^"]*"/, '')).toBe(page.text.replace(/nonce="[^"]*"/, ''));
 
     const script = await get('/playground.js');
     expect(script.status).toBe(200);
@@ -186,7 +206,9 @@ describe('kubemod-ts serve and --no-ui', () => {
         const answer = await getInsecure(started.port, '/');
         expect(answer.status, flags.join(' ')).toBe(status);
         if (status === 200) {
-          expect(answer.headers['content-security-policy']).toBe(PLAYGROUND_CSP);
+          expect(answer.headers['content-security-policy']).toMatch(
+            /^default-src 'self'; script-src 'self'; style-src 'self' 'nonce-/,
+          );
           expect(answer.text).toContain('<title>kubemod-ts playground</title>');
           expect(serve.output()).toContain('"msg":"playground page served"');
         } else {
