@@ -211,7 +211,14 @@ describe('PUT /v1/dryrun with several resources', () => {
 
   it('keeps the answer of a single resource unchanged', () => {
     const answer = dryRun({ resourceManifest: pod('a'), modRules: COST_CENTER });
-    expect(Object.keys(answer).sort()).toEqual(['diff', 'failures', 'patch', 'rejections']);
+    expect(Object.keys(answer).sort()).toEqual([
+      'audited',
+      'diff',
+      'failures',
+      'patch',
+      'rejections',
+      'warnings',
+    ]);
   });
 
   it('refuses an item that is not an object, naming it', () => {
