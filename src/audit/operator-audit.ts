@@ -20,6 +20,10 @@ import { discoverTargets } from './cluster-inputs.js';
 import { kubeAuditApi, kubeRuleReporter } from './kube-audit-api.js';
 import { identityOf } from './object-verdict.js';
 import { createPeriodicAudit } from './periodic-audit.js';
+import { enforcementOf } from '../api/annotations.js';
+import type { CompiledRule } from '../engine/rule.js';
+import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
+import { publishReports } from '../reports/report-publisher.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -113,6 +117,27 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
     now: options.now,
   });
 
+  const annotationsOf = (rule: CompiledRule): Readonly<Record<string, string>> | undefined => {
+    const metadata = options.modRules.get(rule.key)?.metadata;
+    const annotations =
+      typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+        ? metadata.annotations
+        : undefined;
+    if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations))
+      return undefined;
+    return Object.fromEntries(
+      Object.entries(annotations).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
+    );
+  };
+  const authorUnknown = (rule: CompiledRule): string | undefined => {
+    const obj = options.modRules.get(rule.key);
+    const author = obj === undefined ? undefined : authorOf(obj);
+    return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
+  };
+  // The policy reports of the run in progress: a rule reports only objects its author may list,
+  // and a rule without a recorded author reports nothing (docs/policy-reports.md).
+  let reports: ReportCollector | undefined;
+
   const periodic =
     options.auditIntervalMs > 0
       ? createPeriodicAudit({
@@ -124,13 +149,28 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           logger: options.logger,
           now: options.now,
           delay: options.delay,
-          uncountable: (rule) => {
-            const obj = options.modRules.get(rule.key);
-            const author = obj === undefined ? undefined : authorOf(obj);
-            return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
+          uncountable: authorUnknown,
+          publishReports: async () => {
+            if (reports === undefined) return;
+            await publishReports(reports.collected(), {
+              client: options.client,
+              logger: options.logger,
+            });
+            reports = undefined;
           },
-          audit: (signal) =>
-            auditCluster({
+          audit: (signal) => {
+            const collector = createReportCollector({
+              store: options.store,
+              enforcement: (rule) => enforcementOf(annotationsOf(rule)),
+              mayReport: (rule, target, namespace) => {
+                const obj = options.modRules.get(rule.key);
+                return obj === undefined || authorUnknown(rule) !== undefined
+                  ? Promise.resolve(false)
+                  : gate.accessFor(obj).mayList(target, namespace);
+              },
+            });
+            reports = collector;
+            return auditCluster({
               api,
               store: options.store,
               refs: options.refs,
@@ -149,7 +189,10 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
                   ? Promise.resolve(false)
                   : gate.accessFor(obj).mayList(target, namespace);
               },
-            }),
+              onEvaluated: (object, target, result, verdict) =>
+                collector.observe(object, target, result, verdict),
+            });
+          },
         })
       : undefined;
 
