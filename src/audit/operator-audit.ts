@@ -24,6 +24,7 @@ import { enforcementOf } from '../api/annotations.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
 import { publishReports } from '../reports/report-publisher.js';
+import { annotationsOf } from '../reports/rule-enforcement.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -117,18 +118,6 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
     now: options.now,
   });
 
-  const annotationsOf = (rule: CompiledRule): Readonly<Record<string, string>> | undefined => {
-    const metadata = options.modRules.get(rule.key)?.metadata;
-    const annotations =
-      typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
-        ? metadata.annotations
-        : undefined;
-    if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations))
-      return undefined;
-    return Object.fromEntries(
-      Object.entries(annotations).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
-    );
-  };
   const authorUnknown = (rule: CompiledRule): string | undefined => {
     const obj = options.modRules.get(rule.key);
     const author = obj === undefined ? undefined : authorOf(obj);
@@ -161,7 +150,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           audit: (signal) => {
             const collector = createReportCollector({
               store: options.store,
-              enforcement: (rule) => enforcementOf(annotationsOf(rule)),
+              enforcement: (rule) => enforcementOf(annotationsOf(options.modRules.get(rule.key))),
               mayReport: (rule, target, namespace) => {
                 const obj = options.modRules.get(rule.key);
                 return obj === undefined || authorUnknown(rule) !== undefined

@@ -1,0 +1,43 @@
+import { enforcementOf, type EnforcementMode } from '../api/annotations.js';
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `metadata.annotations` of a ModRule manifest, string values only (undefined when absent). */
+export function annotationsOf(manifest: unknown): Readonly<Record<string, string>> | undefined {
+  if (!isRecord(manifest) || !isRecord(manifest.metadata)) return undefined;
+  const annotations = manifest.metadata.annotations;
+  if (!isRecord(annotations)) return undefined;
+  return Object.fromEntries(
+    Object.entries(annotations).flatMap(([k, v]) => (typeof v === 'string' ? [[k, v]] : [])),
+  );
+}
+
+/**
+ * The enforcement mode of each ModRule manifest, by `<namespace>/<name>` (a manifest without a
+ * namespace counts as `defaultNamespace`'s, as the rule loaders place it). `List` documents are
+ * read item by item; anything that is not a named object is left out.
+ */
+export function enforcementByRule(
+  manifests: readonly unknown[],
+  defaultNamespace: string,
+): Map<string, EnforcementMode> {
+  const out = new Map<string, EnforcementMode>();
+  const visit = (doc: unknown): void => {
+    if (!isRecord(doc)) return;
+    if (doc.kind === 'List' && Array.isArray(doc.items)) {
+      doc.items.forEach(visit);
+      return;
+    }
+    const metadata = isRecord(doc.metadata) ? doc.metadata : {};
+    if (typeof metadata.name !== 'string') return;
+    const namespace =
+      typeof metadata.namespace === 'string' && metadata.namespace !== ''
+        ? metadata.namespace
+        : defaultNamespace;
+    out.set(`${namespace}/${metadata.name}`, enforcementOf(annotationsOf(doc)));
+  };
+  manifests.forEach(visit);
+  return out;
+}
