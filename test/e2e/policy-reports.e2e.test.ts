@@ -1,0 +1,237 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import { uniqueName } from './support/names.js';
+import {
+  SYSTEM_NAMESPACE,
+  applyWebhookConfigurations,
+  caBundlesInjected,
+  deleteWebhookConfigurations,
+  ensureNamespace,
+  installCrd,
+  startTestOperator,
+  type TestOperator,
+} from './support/operator-env.js';
+import { configMap, modRule } from './support/operator-fixtures.js';
+
+// The periodic audit's policy reports on the real API server, with the upstream CRDs vendored in
+// config/optional/policy-reports: written in OpenReports when it is served, without a write when
+// nothing changed, removed with the rule, and in wgpolicyk8s.io when only that API is served.
+
+const local = inject('localControlPlane');
+const ns = uniqueName('reports');
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const CRDS = `${repoRoot}/config/optional/policy-reports`;
+const OPEN_REPORTS_CRDS = ['openreports.io_reports.yaml', 'openreports.io_clusterreports.yaml'];
+const WG_POLICY_CRDS = [
+  'wgpolicyk8s.io_policyreports.yaml',
+  'wgpolicyk8s.io_clusterpolicyreports.yaml',
+];
+let operator: TestOperator | undefined;
+
+interface Report {
+  metadata: { name: string; resourceVersion: string; labels?: Record<string, string> };
+  source?: string;
+  summary: Record<string, number>;
+  results: {
+    source: string;
+    policy: string;
+    result: string;
+    message: string;
+    properties?: Record<string, string>;
+    resources: { kind: string; name: string; namespace?: string }[];
+  }[];
+}
+
+async function installReportCrds(files: readonly string[]): Promise<void> {
+  for (const file of files) await kubectl(['apply', '--server-side', '-f', `${CRDS}/${file}`]);
+  for (const file of files)
+    await kubectl([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      `crd/${file.replace(/^([^_]+)_(.+)\.yaml$/, '$2.$1')}`,
+    ]);
+}
+
+async function removeReportCrds(files: readonly string[]): Promise<void> {
+  for (const file of files)
+    await kubectl(['delete', '-f', `${CRDS}/${file}`, '--ignore-not-found', '--wait=true']);
+}
+
+/** The report `kubemod-ts` of the namespace in `resource` (e.g. reports.openreports.io), or undefined. */
+async function report(resource: string): Promise<Report | undefined> {
+  const text = await kubectl([
+    'get',
+    resource,
+    'kubemod-ts',
+    '-n',
+    ns,
+    '--ignore-not-found',
+    '-o',
+    'json',
+  ]);
+  return text.trim() === '' ? undefined : (JSON.parse(text) as Report);
+}
+
+async function lastAuditTime(rule: string): Promise<string | undefined> {
+  const obj = (await kubectlJson(['get', 'modrule', rule, '-n', ns])) as {
+    status?: { lastAuditTime?: string };
+  };
+  return obj.status?.lastAuditTime;
+}
+
+/** Waits for two more completed audit runs (lastAuditTime has second resolution, runs every 2 s). */
+async function twoMoreAudits(rule: string): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    const before = await lastAuditTime(rule);
+    await waitFor(
+      'another audit run',
+      async () => {
+        const now = await lastAuditTime(rule);
+        return now !== undefined && now !== before ? true : undefined;
+      },
+      30_000,
+    );
+  }
+}
+
+const auditRule = (name: string): object => {
+  const rule = modRule(name, ns, {
+    type: 'Reject',
+    rejectMessage: 'ConfigMap {{ .Target.metadata.name }} must not be forbidden',
+    match: [
+      { select: '$.kind', matchValue: 'ConfigMap' },
+      { select: '$.metadata.labels.forbidden', matchValue: 'true' },
+    ],
+  }) as { metadata: Record<string, unknown> };
+  rule.metadata.annotations = { 'api.kubemod.io/enforcement': 'Audit' };
+  return rule;
+};
+
+function resultFor(r: Report, name: string): Report['results'][number] | undefined {
+  return r.results.find((x) => x.resources[0]?.name === name);
+}
+
+describe.runIf(local)('policy reports of the periodic audit', () => {
+  beforeAll(async () => {
+    await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
+    await installCrd(kubectl);
+    await removeReportCrds([...OPEN_REPORTS_CRDS, ...WG_POLICY_CRDS]);
+    operator = await startTestOperator(kubeconfig(), ['--audit-interval-seconds', '2']);
+    await applyWebhookConfigurations(kubectl, operator.urlBase);
+    await waitFor(
+      'caBundle injected',
+      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
+      20_000,
+    );
+    await operator.operator.waitForReady();
+    await kubectl(['create', 'namespace', ns]);
+    // Objects that were there before the rule (an Audit rule would admit them anyway).
+    await kubectlApply(configMap('bad', ns, { forbidden: 'true' }));
+    await kubectlApply(configMap('good', ns));
+  });
+
+  afterAll(async () => {
+    await kubectl(['delete', 'modrules', '--all', '-n', ns]).catch(() => undefined);
+    await deleteWebhookConfigurations(kubectl).catch(() => undefined);
+    await operator?.stop();
+    await removeReportCrds([...OPEN_REPORTS_CRDS, ...WG_POLICY_CRDS]).catch(() => undefined);
+    await kubectl(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found']).catch(
+      () => undefined,
+    );
+  });
+
+  it('writes an OpenReports Report, does not rewrite it unchanged, and removes it with the rule', async () => {
+    await installReportCrds(OPEN_REPORTS_CRDS);
+    await kubectlApply(auditRule('no-forbidden'));
+    const written = await waitFor(
+      'the namespace report',
+      async () => {
+        const r = await report('reports.openreports.io');
+        return r !== undefined && resultFor(r, 'bad') !== undefined ? r : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(written.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('kubemod-ts');
+    expect(written.source).toBe('kubemod-ts');
+    expect(resultFor(written, 'bad')).toMatchObject({
+      source: 'kubemod-ts',
+      policy: `${ns}/no-forbidden`,
+      result: 'fail',
+      message: 'ConfigMap bad must not be forbidden',
+      properties: { ruleType: 'Reject', enforcement: 'Audit' },
+      resources: [{ kind: 'ConfigMap', name: 'bad', namespace: ns }],
+    });
+    expect(resultFor(written, 'good')?.result).toBe('pass');
+    expect(written.summary.fail).toBe(1);
+    expect(written.summary.pass).toBe(written.results.length - 1);
+
+    // Two more audits of an unchanged namespace: the report is not written again.
+    await twoMoreAudits('no-forbidden');
+    expect((await report('reports.openreports.io'))?.metadata.resourceVersion).toBe(
+      written.metadata.resourceVersion,
+    );
+
+    // A change is written in place.
+    await kubectl(['label', 'configmap', 'good', '-n', ns, 'forbidden=true']);
+    const updated = await waitFor(
+      'the report updated',
+      async () => {
+        const r = await report('reports.openreports.io');
+        return r !== undefined && resultFor(r, 'good')?.result === 'fail' ? r : undefined;
+      },
+      30_000,
+      500,
+    );
+    expect(updated.summary.fail).toBe(2);
+    await kubectl(['label', 'configmap', 'good', '-n', ns, 'forbidden-']);
+
+    // No rule applies any more: the report goes.
+    await kubectl(['delete', 'modrule', 'no-forbidden', '-n', ns]);
+    await waitFor(
+      'the report deleted',
+      async () => ((await report('reports.openreports.io')) === undefined ? true : undefined),
+      30_000,
+      500,
+    );
+  });
+
+  it('writes a wgpolicyk8s.io PolicyReport when only that API is served', async () => {
+    await removeReportCrds(OPEN_REPORTS_CRDS);
+    await installReportCrds(WG_POLICY_CRDS);
+    await kubectlApply(auditRule('no-forbidden-2'));
+    const written = await waitFor(
+      'the namespace policy report',
+      async () => {
+        const r = await report('policyreports.v1alpha2.wgpolicyk8s.io');
+        return r !== undefined && resultFor(r, 'bad') !== undefined ? r : undefined;
+      },
+      60_000,
+      500,
+    );
+    expect(resultFor(written, 'bad')).toMatchObject({
+      policy: `${ns}/no-forbidden-2`,
+      result: 'fail',
+      properties: { enforcement: 'Audit' },
+    });
+    expect(written).not.toHaveProperty('source');
+    const raw = (await kubectlJson([
+      'get',
+      'policyreports.v1alpha2.wgpolicyk8s.io',
+      'kubemod-ts',
+      '-n',
+      ns,
+    ])) as { apiVersion: string };
+    expect(raw.apiVersion).toBe('wgpolicyk8s.io/v1alpha2');
+    await kubectl(['delete', 'modrule', 'no-forbidden-2', '-n', ns]);
+    await waitFor(
+      'the policy report deleted',
+      async () =>
+        (await report('policyreports.v1alpha2.wgpolicyk8s.io')) === undefined ? true : undefined,
+      30_000,
+      500,
+    );
+  });
+});
