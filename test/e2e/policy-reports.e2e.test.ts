@@ -96,10 +96,10 @@ async function twoMoreAudits(rule: string): Promise<void> {
   }
 }
 
-const auditRule = (name: string): object => {
+const auditRule = (name: string, why = 'must not be forbidden'): object => {
   const rule = modRule(name, ns, {
     type: 'Reject',
-    rejectMessage: 'ConfigMap {{ .Target.metadata.name }} must not be forbidden',
+    rejectMessage: `ConfigMap {{ .Target.metadata.name }} ${why}`,
     match: [
       { select: '$.kind', matchValue: 'ConfigMap' },
       { select: '$.metadata.labels.forbidden', matchValue: 'true' },
@@ -174,19 +174,21 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
       written.metadata.resourceVersion,
     );
 
-    // A change is written in place.
-    await kubectl(['label', 'configmap', 'good', '-n', ns, 'forbidden=true']);
+    // A change is written in place: the rule's message changes, so every result of the rule does.
+    await kubectlApply(auditRule('no-forbidden', 'is forbidden here'));
     const updated = await waitFor(
       'the report updated',
       async () => {
         const r = await report('reports.openreports.io');
-        return r !== undefined && resultFor(r, 'good')?.result === 'fail' ? r : undefined;
+        return r !== undefined && resultFor(r, 'bad')?.message === 'ConfigMap bad is forbidden here'
+          ? r
+          : undefined;
       },
       30_000,
       500,
     );
-    expect(updated.summary.fail).toBe(2);
-    await kubectl(['label', 'configmap', 'good', '-n', ns, 'forbidden-']);
+    expect(updated.metadata.resourceVersion).not.toBe(written.metadata.resourceVersion);
+    expect(updated.summary).toEqual(written.summary);
 
     // No rule applies any more: the report goes.
     await kubectl(['delete', 'modrule', 'no-forbidden', '-n', ns]);
