@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
@@ -167,6 +169,17 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
     expect(resultFor(written, 'good')?.result).toBe('pass');
     expect(written.summary.fail).toBe(1);
     expect(written.summary.pass).toBe(written.results.length - 1);
+
+    // The CLI prints the same report (it runs with the test's admin credentials).
+    let printed = '';
+    const code = await main(
+      ['audit', '--no-progress', '-o', 'report', '-n', ns, '--kubeconfig', kubeconfig()],
+      { stdout: (t) => (printed += t), stderr: () => undefined, env: {} },
+    );
+    expect(code).toBe(1);
+    const [cliReport] = loadAll(printed) as Report[];
+    expect(cliReport?.results).toEqual(written.results);
+    expect(cliReport?.summary).toEqual(written.summary);
 
     // Two more audits of an unchanged namespace: the report is not written again.
     await twoMoreAudits('no-forbidden');
