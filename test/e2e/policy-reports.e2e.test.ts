@@ -249,4 +249,78 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
       500,
     );
   });
+
+  it("reports a tenant's rule only on objects its author may list", async () => {
+    const tenant = ['--as=e2e-report-tenant', '--as-group=e2e-report-tenants'];
+    // The tenant may write ModRules in the namespace, and nothing else.
+    await kubectlApply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'modrule-author', namespace: ns },
+      rules: [
+        {
+          apiGroups: ['api.kubemod.io'],
+          resources: ['modrules'],
+          verbs: ['get', 'list', 'create', 'update', 'patch'],
+        },
+      ],
+    });
+    await kubectlApply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'modrule-author', namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'modrule-author' },
+      subjects: [
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'e2e-report-tenant' },
+      ],
+    });
+    await kubectl(['apply', '-f', '-', ...tenant], {
+      input: JSON.stringify(auditRule('tenant-rule')),
+    });
+    // The admin's rule keeps a report in the namespace, so an audit that reported nothing for the
+    // tenant's rule is told apart from no audit at all.
+    await kubectlApply(auditRule('admin-rule'));
+    const resource = 'policyreports.v1alpha2.wgpolicyk8s.io';
+    await waitFor(
+      "the admin rule's results",
+      async () => {
+        const r = await report(resource);
+        return r?.results.some((x) => x.policy === `${ns}/admin-rule`) === true ? true : undefined;
+      },
+      60_000,
+      500,
+    );
+    await twoMoreAudits('admin-rule');
+    const before = await report(resource);
+    expect(before?.results.filter((x) => x.policy === `${ns}/tenant-rule`)).toEqual([]);
+
+    // Once the tenant may list ConfigMaps there, its rule reports on them (the access review
+    // answers are cached for 10 s).
+    await kubectlApply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'modrule-author', namespace: ns },
+      rules: [
+        {
+          apiGroups: ['api.kubemod.io'],
+          resources: ['modrules'],
+          verbs: ['get', 'list', 'create', 'update', 'patch'],
+        },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['list'] },
+      ],
+    });
+    const after = await waitFor(
+      "the tenant rule's results",
+      async () => {
+        const r = await report(resource);
+        return r?.results.some((x) => x.policy === `${ns}/tenant-rule`) === true ? r : undefined;
+      },
+      60_000,
+      500,
+    );
+    const tenantOnBad = after.results.find(
+      (x) => x.policy === `${ns}/tenant-rule` && x.resources[0]?.name === 'bad',
+    );
+    expect(tenantOnBad?.result).toBe('fail');
+  });
 });
