@@ -46,7 +46,7 @@ export interface ReportCollector {
   collected(): CollectedResults;
 }
 
-export const DEFAULT_MAX_FINDINGS = 100_000;
+export const DEFAULT_MAX_FINDINGS = 50_000;
 export const DEFAULT_MAX_PASSES = 100_000;
 
 /**
