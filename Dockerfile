@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # kubemod-ts operator image. Node 24 LTS; the native re2 addon is compiled in the build stages and
-# only dist/src plus production node_modules reach the final image, which runs as a non-root user.
+# only dist/src, the built playground page (dist/playground) and production node_modules reach the final image, which runs as a non-root user.
 # scripts/build-artifact.sh produces the same /app tree without Docker (and test/e2e tests it);
 # the releases use the daemonless, reproducible build instead (npm run image, docs/image-build.md),
 # whose Node version (NODE_VERSION in scripts/image/build-image.sh) this one follows.
@@ -25,6 +25,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/playground ./scripts/playground
 RUN npm run build
 
 # Production dependencies only (re2 built for this Node, its build leftovers pruned).
@@ -41,6 +42,7 @@ WORKDIR /app
 COPY --from=deps /app/package.json /app/package-lock.json ./
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/playground ./dist/playground
 USER 65532:65532
 EXPOSE 9443 8081
 ENTRYPOINT ["node", "/app/dist/src/cli/main.js"]

@@ -18,6 +18,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/hostile/**/*.test.ts'],
           environment: 'node',
+          globalSetup: ['test/unit/global-setup.ts'],
         },
       },
       {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds, without Docker, the /app tree the Dockerfile's final stage contains: package.json,
-# package-lock.json, production node_modules (re2 compiled for the running Node) and dist/src.
+# package-lock.json, production node_modules (re2 compiled for the running Node) dist/src and the built playground page (dist/playground).
 # Run it with the Node the image uses to get the same native addon; test/e2e/artifact.e2e.test.ts
 # runs it with the current Node.
 #
@@ -34,8 +34,8 @@ fi
 export DEVELOPMENT_SKIP_GETTING_ASSET=1
 
 log "compiling TypeScript (npm run build)"
-# Only dist/src: other outputs under dist/ (dist/image, the bench build) stay.
-(cd "$repo" && rm -rf dist/src && npm run build >&2)
+# Only dist/src and dist/playground: other outputs under dist/ (dist/image, the bench build) stay.
+(cd "$repo" && rm -rf dist/src dist/playground && npm run build >&2)
 
 cp "$repo/package.json" "$repo/package-lock.json" "$out/"
 modules_cache=""
@@ -58,4 +58,5 @@ fi
 
 mkdir -p "$out/dist"
 cp -R "$repo/dist/src" "$out/dist/src"
+cp -R "$repo/dist/playground" "$out/dist/playground"
 log "done: $(du -sh "$out" | cut -f1) in $out"

@@ -86,5 +86,5 @@ rm -rf "$bin_dir"
 mv "$staging" "$bin_dir"
 echo "$inputs_hash" > "$stamp"
 for binary in "${kube_binaries[@]}"; do "$bin_dir/$binary" --version >&2; done
-"$bin_dir/etcd" --version | head -1 >&2
+"$bin_dir/etcd" --version | sed -n 1p >&2 # sed reads to the end: no SIGPIPE for etcd under pipefail
 echo "$bin_dir"

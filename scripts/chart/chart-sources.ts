@@ -12,6 +12,15 @@ export const APPLY_EXISTING_RBAC_SOURCE = 'config/optional/apply-to-existing-rba
 /** The read-only ClusterRole and binding of the periodic audit. */
 export const AUDIT_RBAC_SOURCE = 'config/rbac/audit-cluster-role.yaml';
 
+/** The PodMonitor that has a Prometheus Operator scrape the operator pods. */
+export const POD_MONITOR_SOURCE = 'config/monitoring/pod-monitor.yaml';
+
+/** The alerts (PrometheusRule). */
+export const PROMETHEUS_RULE_SOURCE = 'config/monitoring/prometheus-rule.yaml';
+
+/** The Grafana dashboard, installed as the ConfigMap config/monitoring/kustomization.yaml makes. */
+export const DASHBOARD_SOURCE = 'config/monitoring/grafana-dashboard.json';
+
 /** A config/ file rendered only when the boolean value at `valuePath` is true. */
 export interface OptionalSource {
   readonly path: string;
@@ -19,6 +28,8 @@ export interface OptionalSource {
   readonly valuePath: string;
   /** The value's default: true when the bundle ships the piece. */
   readonly enabledByDefault: boolean;
+  /** Dotted path of a map value whose entries are added to the objects' labels. */
+  readonly labelsValuePath?: string;
 }
 
 export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
@@ -27,6 +38,24 @@ export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
     path: APPLY_EXISTING_RBAC_SOURCE,
     valuePath: 'applyToExisting.enabled',
     enabledByDefault: false,
+  },
+  {
+    path: POD_MONITOR_SOURCE,
+    valuePath: 'monitoring.podMonitor.enabled',
+    enabledByDefault: false,
+    labelsValuePath: 'monitoring.podMonitor.labels',
+  },
+  {
+    path: PROMETHEUS_RULE_SOURCE,
+    valuePath: 'monitoring.prometheusRule.enabled',
+    enabledByDefault: false,
+    labelsValuePath: 'monitoring.prometheusRule.labels',
+  },
+  {
+    path: DASHBOARD_SOURCE,
+    valuePath: 'monitoring.dashboard.enabled',
+    enabledByDefault: false,
+    labelsValuePath: 'monitoring.dashboard.labels',
   },
 ];
 
@@ -55,8 +84,11 @@ export function chartSources(
   return [...fromBundle, ...extra];
 }
 
-/** templates/<name>.yaml for a config/ path: its directory and file name, e.g. rbac-role.yaml. */
+/**
+ * templates/<name>.yaml for a config/ path: its directory and file name, e.g. rbac-role.yaml (a
+ * JSON source, which stands for a generated object, gets a .yaml template too).
+ */
 export function templateName(sourcePath: string): string {
   const parts = sourcePath.replace(/^config\//, '').split('/');
-  return parts.join('-');
+  return parts.join('-').replace(/\.json$/, '.yaml');
 }

@@ -32,6 +32,7 @@ const quantity: Schema = { anyOf: [{ type: 'string', minLength: 1 }, { type: 'nu
 const quantities: Schema = { type: 'object', additionalProperties: quantity };
 const stringList: Schema = { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 };
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const labelMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
 
 export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
   return [
@@ -161,6 +162,48 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
         'RE2 regex namespace names must match for apply-to-existing (--apply-existing-namespace-regex); empty: any.',
       default: '',
       schema: { type: 'string' },
+    },
+    {
+      path: 'monitoring.podMonitor.enabled',
+      description:
+        "Install a PodMonitor (Prometheus Operator) that scrapes the operator pods' /metrics.",
+      default: false,
+      schema: { type: 'boolean' },
+    },
+    {
+      path: 'monitoring.podMonitor.labels',
+      description:
+        "Extra labels of the PodMonitor (to match your Prometheus's podMonitorSelector).",
+      default: {},
+      schema: labelMap,
+    },
+    {
+      path: 'monitoring.prometheusRule.enabled',
+      description:
+        'Install the alerts of config/monitoring as a PrometheusRule (Prometheus Operator); see docs/monitoring.md.',
+      default: false,
+      schema: { type: 'boolean' },
+    },
+    {
+      path: 'monitoring.prometheusRule.labels',
+      description:
+        "Extra labels of the PrometheusRule (to match your Prometheus's ruleSelector, e.g. release: <stack release>).",
+      default: {},
+      schema: labelMap,
+    },
+    {
+      path: 'monitoring.dashboard.enabled',
+      description:
+        'Install the Grafana dashboard as a ConfigMap labelled grafana_dashboard: "1", which the Grafana sidecar loads.',
+      default: false,
+      schema: { type: 'boolean' },
+    },
+    {
+      path: 'monitoring.dashboard.labels',
+      description:
+        'Extra labels of the dashboard ConfigMap (for a sidecar that selects on another label).',
+      default: {},
+      schema: labelMap,
     },
     {
       path: 'crds.keep',

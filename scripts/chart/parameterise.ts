@@ -34,15 +34,44 @@ function releaseNamespace(node: unknown, systemNamespace: string, slots: Templat
   }
 }
 
-/** The chart's standard labels first, then the object's own. */
-function labels(found: SourcedObject, copy: Mapping, slots: TemplateSlots): void {
+/**
+ * Text config/ means literally but Helm would read as a template action (Prometheus alert
+ * templates such as `{{ $labels.rule }}`, Grafana legends such as `{{rule}}`): each `{{` and `}}`
+ * becomes an action printing it, so Helm renders the text as config/ has it.
+ */
+export function escapeTemplateText(text: string): string {
+  return text.replace(/\{\{|\}\}/g, (braces) => `{{ "${braces}" }}`);
+}
+
+/** A deep copy of a parsed object with every string escaped (other values, e.g. dates, cloned). */
+function escapeStrings(node: unknown): unknown {
+  if (typeof node === 'string') return escapeTemplateText(node);
+  if (Array.isArray(node)) return node.map(escapeStrings);
+  if (isMapping(node) && Object.getPrototypeOf(node) === Object.prototype) {
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, escapeStrings(v)]));
+  }
+  return structuredClone(node);
+}
+
+/** The chart's standard labels first, then the object's own, then those of `extraValuePath`. */
+function labels(
+  found: SourcedObject,
+  copy: Mapping,
+  slots: TemplateSlots,
+  extraValuePath: string | undefined,
+): void {
   const metadata = mappingAt(found, copy, ['metadata']);
   const own = metadata.labels ?? {};
-  metadata.labels = slots.block(
-    (indent) =>
-      `\n${' '.repeat(indent)}{{- include "kubemod-ts.labels" . | nindent ${String(indent)} }}` +
-      (isMapping(own) && Object.keys(own).length > 0 ? indented(dumpYaml(own), indent) : ''),
-  );
+  metadata.labels = slots.block((indent) => {
+    const pad = ' '.repeat(indent);
+    return (
+      `\n${pad}{{- include "kubemod-ts.labels" . | nindent ${String(indent)} }}` +
+      (isMapping(own) && Object.keys(own).length > 0 ? indented(dumpYaml(own), indent) : '') +
+      (extraValuePath === undefined
+        ? ''
+        : `\n${pad}{{- with .Values.${extraValuePath} }}\n${pad}{{- toYaml . | nindent ${String(indent)} }}\n${pad}{{- end }}`)
+    );
+  });
 }
 
 function deployment(found: SourcedObject, copy: Mapping, slots: TemplateSlots): void {
@@ -111,14 +140,19 @@ function webhookUrls(
   }
 }
 
-function edit(found: SourcedObject, systemNamespace: string, slots: TemplateSlots): Mapping {
-  const copy = structuredClone(found.object) as Mapping;
+function edit(
+  found: SourcedObject,
+  systemNamespace: string,
+  slots: TemplateSlots,
+  extraLabels: string | undefined,
+): Mapping {
+  const copy = escapeStrings(found.object) as Mapping;
   const kind = found.object.kind;
   if (typeof kind === 'string' && kind.endsWith('WebhookConfiguration')) {
     webhookUrls(found, copy, systemNamespace, slots);
   }
   releaseNamespace(copy, systemNamespace, slots);
-  labels(found, copy, slots);
+  labels(found, copy, slots, extraLabels);
   switch (found.object.kind) {
     case 'Namespace':
       mappingAt(found, copy, ['metadata']).name = slots.inline(RELEASE_NAMESPACE);
@@ -153,7 +187,7 @@ export function renderTemplate(
 ): string {
   const documents = objects.map((found) => {
     const slots = createTemplateSlots();
-    const text = slots.emit(edit(found, systemNamespace, slots));
+    const text = slots.emit(edit(found, systemNamespace, slots, source.optional?.labelsValuePath));
     return found.object.kind === 'Namespace'
       ? `{{- if .Values.namespace.create }}\n${text}{{- end }}\n`
       : text;

@@ -33,6 +33,7 @@ import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
 import { startOperatorAudit } from '../audit/operator-audit.js';
+import { registerOperatorMetrics } from './operator-metrics.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;
@@ -199,6 +200,11 @@ export async function startOperator(
   // The certificate is read or made while the informers list (its keys are generated on the thread
   // pool): both are on the way to serving, neither waits for the other.
   let current: ServingCertificate | undefined;
+  registerOperatorMetrics(metrics.registry, {
+    isLeader: () => elector.isLeader,
+    certificateSecret: config.secretName,
+    certificateNotAfterMs: () => current?.notAfter,
+  });
   const certificate = retrying(
     () => certs.ensure(),
     rt,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +14,21 @@ export interface PlaygroundAsset {
 export type PlaygroundAssets = ReadonlyMap<string, PlaygroundAsset>;
 
 /**
- * Where the page's files are: `src/playground` next to this module's directory, which `npm run
- * build` copies to `dist/src/playground` (so the same relative path works from src with tsx and
- * from dist, in the package and in the container image).
+ * Where the built page is (`npm run playground:build` writes `dist/playground`, and `npm run build`
+ * runs it): `dist/playground` seen from this module in `src/webhook` (tsx) and from
+ * `dist/src/webhook` (the package and the container image, which copies `dist/playground` too).
  */
-export const DEFAULT_PLAYGROUND_DIR = fileURLToPath(new URL('../playground/', import.meta.url));
+export const PLAYGROUND_DIR_CANDIDATES: readonly string[] = [
+  fileURLToPath(new URL('../../dist/playground/', import.meta.url)),
+  fileURLToPath(new URL('../../playground/', import.meta.url)),
+];
+
+/** The first candidate that holds a built page, else the first (whose error then names it). */
+export function defaultPlaygroundDir(
+  candidates: readonly string[] = PLAYGROUND_DIR_CANDIDATES,
+): string {
+  return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? candidates[0] ?? '.';
+}
 
 /** The file types the page is made of; other files in the directory are not served. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -37,7 +48,7 @@ const MAX_TOTAL_BYTES = 1024 * 1024;
  * did not copy the files), so `serve` stops with a clear message instead of serving 404s.
  */
 export async function loadPlaygroundAssets(
-  dir: string = DEFAULT_PLAYGROUND_DIR,
+  dir: string = defaultPlaygroundDir(),
 ): Promise<PlaygroundAssets> {
   const assets = new Map<string, PlaygroundAsset>();
   let total = 0;
@@ -54,7 +65,7 @@ export async function loadPlaygroundAssets(
   } catch (err) {
     throw new KubemodError(
       'INPUT_UNREADABLE',
-      `the playground page's files in ${dir} cannot be read (${err instanceof Error ? err.message : String(err)}); run with --no-ui to serve without it`,
+      `the playground page's files in ${dir} cannot be read (${err instanceof Error ? err.message : String(err)}); build it with 'npm run playground:build', or run with --no-ui to serve without it`,
       undefined,
       { cause: err },
     );
@@ -63,7 +74,7 @@ export async function loadPlaygroundAssets(
   if (index === undefined) {
     throw new KubemodError(
       'INPUT_UNREADABLE',
-      `the playground page's index.html is missing from ${dir}; run with --no-ui to serve without it`,
+      `the playground page's index.html is missing from ${dir}; build it with 'npm run playground:build', or run with --no-ui to serve without it`,
     );
   }
   assets.set('/', index);

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BundleObject } from '../../scripts/bundle-sources.js';
-import { chartSources } from '../../scripts/chart/chart-sources.js';
+import { chartSources, DASHBOARD_SOURCE } from '../../scripts/chart/chart-sources.js';
 import {
   buildHelm,
   CHART_PATH,
@@ -25,6 +28,7 @@ import {
 // and upgrades the chart on the e2e API server.
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('the Helm chart, rendered', () => {
   let helm: string;
@@ -44,6 +48,12 @@ describe('the Helm chart, rendered', () => {
       'applyToExisting.namespaceRegex': '^team-',
       'crds.keep': false,
       'webhook.urlBase': 'https://192.0.2.1:9443',
+      'monitoring.podMonitor.enabled': true,
+      'monitoring.podMonitor.labels': { release: 'kps' },
+      'monitoring.prometheusRule.enabled': true,
+      'monitoring.prometheusRule.labels': { release: 'kps' },
+      'monitoring.dashboard.enabled': true,
+      'monitoring.dashboard.labels': { team: 'platform' },
     });
     for (const extra of [[], every]) {
       const result = await run(helm, ['lint', '--strict', CHART_PATH, ...extra]);
@@ -75,7 +85,11 @@ describe('the Helm chart, rendered', () => {
   });
 
   it('renders the optional objects of config/ exactly when switched on', async () => {
-    const rendered = await renderChart(helm, { 'applyToExisting.enabled': true });
+    const optionalOff = chartSources().filter((s) => s.optional?.enabledByDefault === false);
+    const switches: Record<string, unknown> = {};
+    for (const source of optionalOff)
+      if (source.optional) switches[source.optional.valuePath] = true;
+    const rendered = await renderChart(helm, switches);
     // The operator gets the namespace filter (the other args test below); the rest is config/'s.
     const operator = container(rendered);
     expect(operator.args).toEqual([
@@ -83,9 +97,7 @@ describe('the Helm chart, rendered', () => {
       '--apply-existing-namespace-label=apply-to-existing.kubemod.io/enabled=true',
     ]);
     operator.args = ['operator'];
-    const optional = chartSources()
-      .filter((source) => source.optional?.enabledByDefault === false)
-      .flatMap((source) => readObjects(source.path));
+    const optional = optionalOff.flatMap((source) => readObjects(source.path));
     expect(optional.length).toBeGreaterThan(0);
     const expected = [...bundleWithDefaultOptions(), ...optional];
     const unique = new Map(expected.map((object) => [objectKey(object), object]));
@@ -234,6 +246,28 @@ describe('the Helm chart, rendered', () => {
         expect(clientConfigs).toHaveLength(4);
         for (const clientConfig of clientConfigs)
           expect(clientConfig).not.toHaveProperty('service');
+      },
+    },
+    {
+      name: 'monitoring, with extra labels; Prometheus and Grafana templates kept as they are',
+      values: {
+        'monitoring.prometheusRule.enabled': true,
+        'monitoring.prometheusRule.labels': { release: 'kps' },
+        'monitoring.dashboard.enabled': true,
+      },
+      check: (o: BundleObject[]) => {
+        const rule = find(o, 'PrometheusRule', 'kubemod-operator');
+        expect(rule.metadata).toMatchObject({ labels: { release: 'kps' } });
+        expect(JSON.stringify(rule.spec)).toContain('{{ $labels.rule }}');
+        const dashboard = find(o, 'ConfigMap', 'kubemod-ts-grafana-dashboard') as {
+          metadata?: { labels?: Record<string, string> };
+          data?: Record<string, string>;
+        };
+        expect(dashboard.metadata?.labels).toMatchObject({ grafana_dashboard: '1' });
+        expect(dashboard.data?.['kubemod-ts.json']).toBe(
+          readFileSync(join(repoRoot, DASHBOARD_SOURCE), 'utf8'),
+        );
+        expect(kinds(o)).not.toContain('PodMonitor/kubemod-system/kubemod-operator');
       },
     },
     {

@@ -8,7 +8,10 @@ import {
   APPLY_EXISTING_RBAC_SOURCE,
   CHART_DIR,
   chartSources,
+  DASHBOARD_SOURCE,
   OPTIONAL_SOURCES,
+  POD_MONITOR_SOURCE,
+  PROMETHEUS_RULE_SOURCE,
   templateName,
 } from '../../scripts/chart/chart-sources.js';
 import { valueDefinitions } from '../../scripts/chart/chart-values.js';
@@ -20,6 +23,8 @@ import {
   renderChart,
   withValuesTable,
 } from '../../scripts/chart/render-chart.js';
+import { escapeTemplateText, renderTemplate } from '../../scripts/chart/parameterise.js';
+import { sourceObjects } from '../../scripts/chart/source-objects.js';
 import { createTemplateSlots } from '../../scripts/chart/template-slots.js';
 
 // Fast checks of the chart generator (no Helm needed). Rendering the chart with Helm and comparing
@@ -236,5 +241,90 @@ describe('configFacts', () => {
       'example.com/team/op',
     );
     expect(definitions.find((d) => d.path === 'logLevel')?.default).toBe('debug');
+  });
+});
+
+describe('template text', () => {
+  it.each([
+    { text: 'no braces', escaped: 'no braces' },
+    {
+      text: '{{ $labels.rule }} failed',
+      escaped: '{{ "{{" }} $labels.rule {{ "}}" }} failed',
+    },
+    { text: '"{{rule}}"', escaped: '"{{ "{{" }}rule{{ "}}" }}"' },
+    { text: '{{{x}}}', escaped: '{{ "{{" }}{x{{ "}}" }}}' },
+  ])('escapes $text so that Helm prints it as it is', ({ text, escaped }) => {
+    expect(escapeTemplateText(text)).toBe(escaped);
+  });
+
+  it('is escaped in every string of a config/ object, other values kept', () => {
+    const object = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'kubemod-system' },
+      data: { legend: '{{rule}}' },
+      since: new Date(0),
+    };
+    const text = renderTemplate(
+      { path: 'config/x.yaml' },
+      [{ source: 'config/x.yaml', object }],
+      'kubemod-system',
+    );
+    expect(text).toContain('{{ "{{" }}rule{{ "}}" }}');
+    expect(text).toContain('since: 1970-01-01T00:00:00.000Z');
+    expect(text).toContain('namespace: {{ .Release.Namespace }}');
+    expect(object.data.legend).toBe('{{rule}}');
+  });
+});
+
+describe('the monitoring pieces', () => {
+  const monitoring = OPTIONAL_SOURCES.filter((s) => s.path.startsWith('config/monitoring/'));
+  let files: Map<string, string>;
+  beforeAll(async () => {
+    files = await renderChart(repoRoot);
+  });
+
+  it('are optional, off by default, each with a labels value', () => {
+    expect(monitoring.map((s) => s.path).sort()).toEqual(
+      [DASHBOARD_SOURCE, POD_MONITOR_SOURCE, PROMETHEUS_RULE_SOURCE].sort(),
+    );
+    const values = chartDefaultValues(repoRoot);
+    expect(values).toMatchObject({
+      monitoring: {
+        podMonitor: { enabled: false, labels: {} },
+        prometheusRule: { enabled: false, labels: {} },
+        dashboard: { enabled: false, labels: {} },
+      },
+    });
+    for (const source of monitoring)
+      expect(source.labelsValuePath).toMatch(/^monitoring\.\w+\.labels$/);
+  });
+
+  it('install the dashboard as the ConfigMap the kustomization generates', () => {
+    const [configMap, ...rest] = sourceObjects(repoRoot, DASHBOARD_SOURCE);
+    expect(rest).toEqual([]);
+    expect(configMap).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'kubemod-ts-grafana-dashboard',
+        namespace: 'kubemod-system',
+        labels: { grafana_dashboard: '1' },
+      },
+      data: { 'kubemod-ts.json': readFileSync(join(repoRoot, DASHBOARD_SOURCE), 'utf8') },
+    });
+  });
+
+  it('refuses a dashboard no configMapGenerator of the kustomization takes, naming the file', () => {
+    expect(() => sourceObjects(repoRoot, 'config/monitoring/other.json')).toThrow(
+      'config/monitoring/kustomization.yaml: no configMapGenerator takes other.json',
+    );
+  });
+
+  it('render the dashboard with every template action escaped and the extra labels', () => {
+    const template = files.get('templates/monitoring-grafana-dashboard.yaml') ?? '';
+    expect(template).toContain('"legendFormat": "{{ "{{" }}rule{{ "}}" }}"');
+    expect(template).not.toMatch(/\{\{rule\}\}/);
+    expect(template).toContain('{{- with .Values.monitoring.dashboard.labels }}');
   });
 });

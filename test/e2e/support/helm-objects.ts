@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_FILE, parseDocuments, type BundleObject } from '../../../scripts/bundle-sources.js';
 import { chartSources } from '../../../scripts/chart/chart-sources.js';
+import { sourceObjects } from '../../../scripts/chart/source-objects.js';
 import { objectKey } from './helm.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -19,8 +20,11 @@ export interface Webhook {
   namespaceSelector?: { matchExpressions: { key: string; values: string[] }[] };
 }
 
+/** The objects a config/ file (or generated chart source, e.g. the dashboard) stands for. */
 export function readObjects(path: string): BundleObject[] {
-  return parseDocuments(readFileSync(join(repoRoot, path), 'utf8'), path);
+  return path === BUNDLE_FILE
+    ? parseDocuments(readFileSync(join(repoRoot, path), 'utf8'), path)
+    : sourceObjects(repoRoot, path);
 }
 
 /** bundle.yaml, less the optional pieces a chart value turns off by default. */

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../../src/cli/serve-config.js';
+import { PAGE_SOURCE_DIR } from '../../../scripts/playground/build-page.js';
 import {
-  DEFAULT_PLAYGROUND_DIR,
+  defaultPlaygroundDir,
   loadPlaygroundAssets,
 } from '../../../src/webhook/playground-assets.js';
 import { PLAYGROUND_CSP } from '../../../src/webhook/playground-route.js';
@@ -18,15 +19,28 @@ afterEach(async () => {
   harness = undefined;
 });
 
+/** The page's own scripts (src/playground/*.js), by file name. */
+async function pageSources(): Promise<Map<string, string>> {
+  const files = (await readdir(PAGE_SOURCE_DIR)).filter((f) => f.endsWith('.js'));
+  return new Map(
+    await Promise.all(
+      files.map(async (f): Promise<[string, string]> => [
+        f,
+        await readFile(join(PAGE_SOURCE_DIR, f), 'utf8'),
+      ]),
+    ),
+  );
+}
+
 function get(path: string, method = 'GET'): Promise<HttpAnswer> {
   if (harness === undefined) throw new Error('no harness');
   return send(harness.server.port, testTls().ca, method, path, undefined, {});
 }
 
 describe('playground files', () => {
-  it('loads every page file from src/playground, with / as index.html', async () => {
+  it('loads every file of the built page (dist/playground), with / as index.html', async () => {
     const assets = await loadPlaygroundAssets();
-    const files = (await readdir(DEFAULT_PLAYGROUND_DIR)).filter((f) =>
+    const files = (await readdir(defaultPlaygroundDir())).filter((f) =>
       /\.(html|css|js|svg)$/.test(f),
     );
     expect([...assets.keys()].sort()).toEqual(['/', ...files.map((f) => `/${f}`)].sort());
@@ -43,11 +57,11 @@ describe('playground files', () => {
       .map((m) => m[1] ?? '')
       .filter((ref) => !ref.startsWith('#'));
     expect(references.sort()).toEqual(['icon.svg', 'icon.svg', 'playground.css', 'playground.js']);
-    for (const [path, asset] of assets) {
-      if (!path.endsWith('.js')) continue;
-      const source = asset.body.toString('utf8');
+    // The page's sources import only each other (bare specifiers are bundled libraries).
+    const sources = await pageSources();
+    for (const [file, source] of sources) {
       for (const match of source.matchAll(/^import .* from '\.\/([^']+)';$/gm)) {
-        expect(assets.has(`/${match[1] ?? ''}`), `${path} imports ${match[1] ?? ''}`).toBe(true);
+        expect(sources.has(match[1] ?? ''), `${file} imports ${match[1] ?? ''}`).toBe(true);
       }
     }
   });
@@ -56,11 +70,9 @@ describe('playground files', () => {
     const assets = await loadPlaygroundAssets();
     const html = assets.get('/index.html')?.body.toString('utf8') ?? '';
     // Every <script> has a src; no style attribute or element, no inline event handler.
-    expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script type="module" src="playground.js">']);
+    expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script defer src="playground.js">']);
     expect(html).not.toMatch(/\sstyle=|<style\b|\son[a-z]+=/i);
-    for (const [path, asset] of assets) {
-      if (!path.endsWith('.js')) continue;
-      const source = asset.body.toString('utf8');
+    for (const [path, source] of await pageSources()) {
       expect(source, path).not.toMatch(
         /innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setAttribute\(\s*'on/,
       );
@@ -72,7 +84,7 @@ describe('playground files', () => {
     try {
       await writeFile(join(dir, 'playground.js'), '');
       await expect(loadPlaygroundAssets(dir)).rejects.toThrow(
-        `the playground page's index.html is missing from ${dir}; run with --no-ui to serve without it`,
+        `the playground page's index.html is missing from ${dir}; build it with 'npm run playground:build', or run with --no-ui to serve without it`,
       );
       await expect(loadPlaygroundAssets(join(dir, 'absent'))).rejects.toMatchObject({
         code: 'KM6001',
@@ -97,7 +109,7 @@ describe('playground route', () => {
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['cache-control']).toBe('no-cache');
-    expect(page.text).toBe(await readFile(join(DEFAULT_PLAYGROUND_DIR, 'index.html'), 'utf8'));
+    expect(page.text).toBe(await readFile(join(defaultPlaygroundDir(), 'index.html'), 'utf8'));
     expect((await get('/?state=ignored')).text).toBe(page.text);
 
     const script = await get('/playground.js');

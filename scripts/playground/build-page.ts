@@ -1,0 +1,54 @@
+import { build } from 'esbuild';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Builds the playground page into a static directory: the page's scripts and the libraries they
+ * import (CodeMirror, the in-browser engine) bundled by esbuild into one classic script, plus the
+ * HTML, stylesheet and icon. A classic script (an IIFE, not an ES module) because browsers refuse
+ * module scripts from `file://`: the built directory works from any static host and from disk.
+ * The output depends on the sources alone (no timestamps, no absolute paths), so two builds of one
+ * commit are byte-identical.
+ */
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const PAGE_SOURCE_DIR = join(REPO_ROOT, 'src/playground');
+export const DEFAULT_PAGE_OUT_DIR = join(REPO_ROOT, 'dist/playground');
+
+/** Files copied as they are, next to the bundle. */
+const STATIC_FILES = ['playground.css', 'icon.svg'] as const;
+
+/** The page's HTML loads the bundle as a classic, deferred script (works from file://). */
+export function rewriteScriptTag(html: string): string {
+  const moduleTag = '<script type="module" src="playground.js"></script>';
+  if (!html.includes(moduleTag)) {
+    throw new Error(`src/playground/index.html: expected the tag ${moduleTag}`);
+  }
+  return html.replace(moduleTag, '<script defer src="playground.js"></script>');
+}
+
+/** Writes the built page to `outDir` (replacing what was there) and returns the files written. */
+export async function buildPlaygroundPage(
+  outDir: string = DEFAULT_PAGE_OUT_DIR,
+): Promise<readonly string[]> {
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  await build({
+    entryPoints: [join(PAGE_SOURCE_DIR, 'playground.js')],
+    outfile: join(outDir, 'playground.js'),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022'],
+    minify: true,
+    legalComments: 'eof',
+    charset: 'utf8',
+    logLevel: 'warning',
+    absWorkingDir: REPO_ROOT,
+  });
+  const html = await readFile(join(PAGE_SOURCE_DIR, 'index.html'), 'utf8');
+  await writeFile(join(outDir, 'index.html'), rewriteScriptTag(html));
+  for (const file of STATIC_FILES) await copyFile(join(PAGE_SOURCE_DIR, file), join(outDir, file));
+  return ['index.html', 'playground.js', ...STATIC_FILES];
+}
