@@ -206,7 +206,7 @@ describe('periodic audit', () => {
         }),
     });
     periodic.start();
-    for (let i = 0; i < 200 && order.filter((o) => o === 'audit').length < 2; i++)
+    for (let i = 0; i < 5000 && order.filter((o) => o === 'audit').length < 2; i++)
       await new Promise((r) => setTimeout(r, 2));
     await periodic.stop();
     expect(order.slice(0, 4)).toEqual(['audit', 'status', 'reports 10', 'audit']);
