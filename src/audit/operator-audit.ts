@@ -20,11 +20,10 @@ import { discoverTargets } from './cluster-inputs.js';
 import { kubeAuditApi, kubeRuleReporter } from './kube-audit-api.js';
 import { identityOf } from './object-verdict.js';
 import { createPeriodicAudit } from './periodic-audit.js';
-import { enforcementOf } from '../api/annotations.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
 import { publishReports } from '../reports/report-publisher.js';
-import { annotationsOf } from '../reports/rule-enforcement.js';
+import { annotationsOf, enforcementFor } from '../reports/rule-enforcement.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -150,7 +149,8 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           audit: (signal) => {
             const collector = createReportCollector({
               store: options.store,
-              enforcement: (rule) => enforcementOf(annotationsOf(options.modRules.get(rule.key))),
+              enforcement: (rule) =>
+                enforcementFor(rule, annotationsOf(options.modRules.get(rule.key))),
               mayReport: (rule, target, namespace) => {
                 const obj = options.modRules.get(rule.key);
                 return obj === undefined || authorUnknown(rule) !== undefined

@@ -30,10 +30,10 @@ import { CliError, type CliIo } from './cli-io.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js';
 import { expandRuleFiles, readText } from './read-inputs.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
-import type { EnforcementMode } from '../api/annotations.js';
+import { ENFORCEMENT_ANNOTATION, type EnforcementMode } from '../api/annotations.js';
 import { OPEN_REPORTS, servedReportApis, type ReportApi } from '../reports/report-api.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
-import { enforcementByRule } from '../reports/rule-enforcement.js';
+import { enforcementByRule, enforcementFor } from '../reports/rule-enforcement.js';
 import { buildReports } from '../reports/report-build.js';
 import type { ReportResult } from '../reports/report-result.js';
 import type { KubeClient } from '../controller/kube-client.js';
@@ -171,7 +171,13 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
     config.output === 'report'
       ? createReportCollector({
           store,
-          enforcement: (rule) => enforcement.get(rule.key) ?? 'Enforce',
+          enforcement: (rule) => {
+            const mode = enforcement.get(rule.key);
+            return enforcementFor(
+              rule,
+              mode === undefined ? undefined : { [ENFORCEMENT_ANNOTATION]: mode },
+            );
+          },
         })
       : undefined;
   const session = await auditCluster({

@@ -7,6 +7,7 @@ import type { CompiledRule } from '../engine/rule.js';
 import { RuleStore } from '../engine/store.js';
 import { makeRule } from '../engine/test-rules.js';
 import { MAX_MESSAGE_LENGTH, resultsForObject, type ReportResult } from './report-result.js';
+import { enforcementFor } from './rule-enforcement.js';
 
 const configMap = (labels: Record<string, string>): JsonObject => ({
   apiVersion: 'v1',
@@ -115,5 +116,42 @@ describe('resultsForObject', () => {
     const [result] = run(configMap({ bad: 'true' }), [rejectBad('long', 'x'.repeat(5000))]);
     expect(result?.message).toHaveLength(MAX_MESSAGE_LENGTH);
     expect(result?.message.endsWith('…')).toBe(true);
+  });
+
+  it('reads Warn and Audit texts where the engine keeps them apart from rejections', () => {
+    const rules = [rejectBad('warned'), rejectBad('audited'), rejectBad('quiet')];
+    const evaluation = {
+      rejections: [],
+      warnings: ['shop/warned: "bad cm"'],
+      audited: ['shop/audited: "also bad"'],
+      applied: [],
+    };
+    const verdict = { failures: [], patchingRules: [], patch: [] };
+    const modes: Record<string, EnforcementMode> = {
+      'shop/warned': 'Warn',
+      'shop/audited': 'Audit',
+    };
+    const results = resultsForObject(
+      subject,
+      rules,
+      evaluation,
+      verdict,
+      (rule) => modes[rule.key] ?? 'Enforce',
+    );
+    expect(results.map((r) => [r.rule, r.result, r.message])).toEqual([
+      ['warned', 'warn', 'bad cm'],
+      ['audited', 'fail', 'also bad'],
+      ['quiet', 'pass', 'an update would not be rejected'],
+    ]);
+  });
+});
+
+describe('enforcementFor', () => {
+  it("takes the compiled rule's own mode when it carries one, else the annotation", () => {
+    const rule = rejectBad('r');
+    expect(enforcementFor(rule, undefined)).toBe('Enforce');
+    expect(enforcementFor(rule, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Warn');
+    const carrying = { ...rule, enforcement: 'Audit' };
+    expect(enforcementFor(carrying, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Audit');
   });
 });

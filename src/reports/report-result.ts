@@ -1,7 +1,7 @@
 import type { EnforcementMode } from '../api/annotations.js';
 import type { EvaluationResult } from '../engine/evaluate.js';
 import type { CompiledRule } from '../engine/rule.js';
-import type { ObjectVerdict } from '../audit/object-verdict.js';
+import { ruleOfRejection, type ObjectVerdict } from '../audit/object-verdict.js';
 
 /** The result values of both report APIs that kubemod-ts writes (`skip` is never written). */
 export type ResultKind = 'pass' | 'fail' | 'warn' | 'error';
@@ -53,6 +53,31 @@ function rejectionMessage(text: string): string | undefined {
 }
 
 /**
+ * The texts of an evaluation's matching Reject rules: `rejections`, and, where the engine sorts
+ * them by enforcement mode, `warnings` (Warn) and `audited` (Audit). KubeMod's format,
+ * `<ns>/<name>: "<message>"` or `<ns>/<name>`.
+ */
+export interface RejectTexts {
+  readonly rejections: readonly string[];
+  readonly warnings?: readonly string[] | undefined;
+  readonly audited?: readonly string[] | undefined;
+}
+
+/** Each matching Reject rule's text, by `ns/name` (the first text of a rule wins). */
+function rejectTextsByRule(evaluation: RejectTexts): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const text of [
+    ...evaluation.rejections,
+    ...(evaluation.warnings ?? []),
+    ...(evaluation.audited ?? []),
+  ]) {
+    const rule = ruleOfRejection(text);
+    if (!out.has(rule)) out.set(rule, text);
+  }
+  return out;
+}
+
+/**
  * The results of one evaluated object, one per rule that applies to it (the candidates an UPDATE
  * of it runs, which the caller has already narrowed to the rules it may report on):
  *
@@ -66,14 +91,12 @@ function rejectionMessage(text: string): string | undefined {
 export function resultsForObject(
   subject: ReportSubject,
   rules: readonly CompiledRule[],
-  evaluation: EvaluationResult,
-  verdict: ObjectVerdict,
+  evaluation: Pick<EvaluationResult, 'applied'> & RejectTexts,
+  verdict: Pick<ObjectVerdict, 'failures' | 'patchingRules' | 'patch'>,
   enforcement: (rule: CompiledRule) => EnforcementMode,
 ): ReportResult[] {
   const failures = new Map(verdict.failures.map((f) => [f.rule, f]));
-  const rejections = new Map(
-    verdict.rejections.map((text, i) => [verdict.rejectingRules[i] ?? '', text]),
-  );
+  const rejections = rejectTextsByRule(evaluation);
   const patching = new Set(verdict.patchingRules);
   const changedPaths = new Set(verdict.patch.map((op) => op.path));
   const out: ReportResult[] = [];

@@ -1,4 +1,5 @@
-import { enforcementOf, type EnforcementMode } from '../api/annotations.js';
+import { ENFORCEMENT_MODES, enforcementOf, type EnforcementMode } from '../api/annotations.js';
+import type { CompiledRule } from '../engine/rule.js';
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -40,4 +41,20 @@ export function enforcementByRule(
   };
   manifests.forEach(visit);
   return out;
+}
+
+function isEnforcementMode(value: unknown): value is EnforcementMode {
+  return typeof value === 'string' && (ENFORCEMENT_MODES as readonly string[]).includes(value);
+}
+
+/**
+ * A rule's enforcement mode: the one its compiled form carries, where the engine carries one,
+ * else the one its manifest's annotations name (`Enforce` without any).
+ */
+export function enforcementFor(
+  rule: CompiledRule,
+  annotations: Readonly<Record<string, string>> | undefined,
+): EnforcementMode {
+  const carried = (rule as { readonly enforcement?: unknown }).enforcement;
+  return isEnforcementMode(carried) ? carried : enforcementOf(annotations);
 }
