@@ -129,7 +129,6 @@ describe('retainedModRule', () => {
         annotations: {
           'api.kubemod.io/apply-to-existing': 'true',
           'api.kubemod.io/author': '{"username":"alice","groups":[],"extra":{}}',
-          'api.kubemod.io/enforcement': 'Warn',
           other: 'y',
         },
         managedFields: [{ manager: 'kubectl' }],
@@ -150,7 +149,6 @@ describe('retainedModRule', () => {
         annotations: {
           'api.kubemod.io/apply-to-existing': 'true',
           'api.kubemod.io/author': '{"username":"alice","groups":[],"extra":{}}',
-          'api.kubemod.io/enforcement': 'Warn',
         },
       },
       status: { applyToExisting: { phase: 'Running', updated: 4 } },
@@ -161,10 +159,6 @@ describe('retainedModRule', () => {
       metadata: { name: 'r' },
     });
     expect(retainedModRule({ metadata: { name: 'r', annotations: { other: 'y' } } })).toEqual({
-      metadata: { name: 'r' },
-    });
-    const bogus = { 'api.kubemod.io/enforcement': 'x'.repeat(1000) };
-    expect(retainedModRule({ metadata: { name: 'r', annotations: bogus } })).toEqual({
       metadata: { name: 'r' },
     });
   });

@@ -2,7 +2,6 @@ import { formatFieldErrors, validateModRule } from '../api/index.js';
 import type { JsonObject } from '../engine/json.js';
 import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
 import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../audit/author-record.js';
-import { ENFORCEMENT_ANNOTATION, ENFORCEMENT_MODES } from '../api/annotations.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
 import type { Compilers } from '../engine/compilers.js';
 import { unexpectedCompileError } from '../rules/compile-modrule.js';
@@ -117,8 +116,8 @@ export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleL
 /**
  * What the ModRule informer keeps of a rule once it is compiled into the store: its identity and
  * generation (status writes, Events, telling status-only updates apart), and what the
- * apply-to-existing controller and the periodic audit read (the apply-to-existing annotation, the
- * author record, the enforcement mode and `status.applyToExisting`). The spec, the
+ * apply-to-existing controller reads (its annotation, the author record and
+ * `status.applyToExisting`). The spec, the
  * rest of the status and managedFields, most of the object, are not kept.
  */
 export function retainedModRule(obj: KubeObject): KubeObject {
@@ -138,14 +137,6 @@ export function retainedModRule(obj: KubeObject): KubeObject {
   const author = source[AUTHOR_ANNOTATION];
   if (typeof author === 'string' && author.length <= MAX_AUTHOR_CHARS)
     annotations[AUTHOR_ANNOTATION] = author;
-  // The enforcement mode (the periodic audit's policy reports tell Warn results apart); only a
-  // valid value, so what is kept stays a few bytes.
-  const enforcement = source[ENFORCEMENT_ANNOTATION];
-  if (
-    typeof enforcement === 'string' &&
-    (ENFORCEMENT_MODES as readonly string[]).includes(enforcement)
-  )
-    annotations[ENFORCEMENT_ANNOTATION] = enforcement;
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   const status = isObject(obj.status) ? obj.status.applyToExisting : undefined;
   return status === undefined ? { metadata } : { metadata, status: { applyToExisting: status } };
