@@ -101,6 +101,7 @@ describe('resultsForObject', () => {
           field: 'spec.patch[0].value',
           code: 'KM3003',
           message: 'template output too large',
+          failurePolicy: 'Ignore' as const,
         },
       ],
     };
@@ -151,7 +152,7 @@ describe('enforcementFor', () => {
     const rule = rejectBad('r');
     expect(enforcementFor(rule, undefined)).toBe('Enforce');
     expect(enforcementFor(rule, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Warn');
-    const carrying = { ...rule, enforcement: 'Audit' };
+    const carrying = { ...rule, enforcement: 'Audit' as const };
     expect(enforcementFor(carrying, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Audit');
   });
 });
