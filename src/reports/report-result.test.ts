@@ -149,7 +149,8 @@ describe('resultsForObject', () => {
 
 describe('enforcementFor', () => {
   it("takes the compiled rule's own mode when it carries one, else the annotation", () => {
-    const rule = rejectBad('r');
+    // A compiled rule without a mode of its own (an engine that does not carry one).
+    const rule = { ...rejectBad('r'), enforcement: undefined } as unknown as CompiledRule;
     expect(enforcementFor(rule, undefined)).toBe('Enforce');
     expect(enforcementFor(rule, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Warn');
     const carrying = { ...rule, enforcement: 'Audit' as const };
