@@ -1,5 +1,11 @@
-import { ENFORCEMENT_MODES, enforcementOf, type EnforcementMode } from '../api/annotations.js';
+import {
+  ENFORCEMENT_ANNOTATION,
+  ENFORCEMENT_MODES,
+  enforcementOf,
+  type EnforcementMode,
+} from '../api/annotations.js';
 import type { CompiledRule } from '../engine/rule.js';
+import { isJsonObject, type JsonObject } from '../engine/json.js';
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -57,4 +63,25 @@ export function enforcementFor(
 ): EnforcementMode {
   const carried = (rule as { readonly enforcement?: unknown }).enforcement;
   return isEnforcementMode(carried) ? carried : enforcementOf(annotations);
+}
+
+/**
+ * A ModRule cache transform (the operator's lean informer cache) that also keeps a valid
+ * `api.kubemod.io/enforcement` annotation, which the periodic audit's reports read for engines
+ * whose compiled rules do not carry the mode. Adds at most a few bytes per rule.
+ */
+export function keepingEnforcement(
+  retain: (obj: JsonObject) => JsonObject,
+): (obj: JsonObject) => JsonObject {
+  return (obj) => {
+    const kept = retain(obj);
+    const mode = annotationsOf(obj)?.[ENFORCEMENT_ANNOTATION];
+    if (!isEnforcementMode(mode)) return kept;
+    const metadata = isJsonObject(kept.metadata) ? kept.metadata : {};
+    const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
+    return {
+      ...kept,
+      metadata: { ...metadata, annotations: { ...annotations, [ENFORCEMENT_ANNOTATION]: mode } },
+    };
+  };
 }

@@ -163,9 +163,7 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
       policy: `${ns}/no-forbidden`,
       result: 'fail',
       message: 'ConfigMap bad must not be forbidden',
-      // properties.enforcement names the rule's mode once the engine carries it (hannot's
-      // enforcement work); without it the operator's lean ModRule cache has no annotation to read.
-      properties: { ruleType: 'Reject' },
+      properties: { ruleType: 'Reject', enforcement: 'Audit' },
       resources: [{ kind: 'ConfigMap', name: 'bad', namespace: ns }],
     });
     expect(resultFor(written, 'good')?.result).toBe('pass');
@@ -233,7 +231,7 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
     expect(resultFor(written, 'bad')).toMatchObject({
       policy: `${ns}/no-forbidden-2`,
       result: 'fail',
-      properties: { ruleType: 'Reject' },
+      properties: { ruleType: 'Reject', enforcement: 'Audit' },
     });
     expect(written).not.toHaveProperty('source');
     const raw = (await kubectlJson([
