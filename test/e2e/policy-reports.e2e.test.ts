@@ -98,7 +98,11 @@ async function twoMoreAudits(rule: string): Promise<void> {
   }
 }
 
-const auditRule = (name: string, why = 'must not be forbidden'): object => {
+const auditRule = (
+  name: string,
+  why = 'must not be forbidden',
+  mode: 'Audit' | 'Warn' = 'Audit',
+): object => {
   const rule = modRule(name, ns, {
     type: 'Reject',
     rejectMessage: `ConfigMap {{ .Target.metadata.name }} ${why}`,
@@ -107,7 +111,7 @@ const auditRule = (name: string, why = 'must not be forbidden'): object => {
       { select: '$.metadata.labels.forbidden', matchValue: 'true' },
     ],
   }) as { metadata: Record<string, unknown> };
-  rule.metadata.annotations = { 'api.kubemod.io/enforcement': 'Audit' };
+  rule.metadata.annotations = { 'api.kubemod.io/enforcement': mode };
   return rule;
 };
 
@@ -219,11 +223,12 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
     await removeReportCrds(OPEN_REPORTS_CRDS);
     await installReportCrds(WG_POLICY_CRDS);
     await kubectlApply(auditRule('no-forbidden-2'));
+    await kubectlApply(auditRule('warned', 'is frowned upon', 'Warn'));
     const written = await waitFor(
       'the namespace policy report',
       async () => {
         const r = await report('policyreports.v1alpha2.wgpolicyk8s.io');
-        return r !== undefined && resultFor(r, 'bad') !== undefined ? r : undefined;
+        return r?.results.some((x) => x.policy === `${ns}/warned`) === true ? r : undefined;
       },
       60_000,
       500,
@@ -234,6 +239,15 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
       properties: { ruleType: 'Reject', enforcement: 'Audit' },
     });
     expect(written).not.toHaveProperty('source');
+    // A Warn rule's violation is a warn result.
+    expect(
+      written.results.find((x) => x.policy === `${ns}/warned` && x.resources[0]?.name === 'bad'),
+    ).toMatchObject({
+      result: 'warn',
+      message: 'ConfigMap bad is frowned upon',
+      properties: { ruleType: 'Reject', enforcement: 'Warn' },
+    });
+    expect(written.summary.warn).toBe(1);
     const raw = (await kubectlJson([
       'get',
       'policyreports.v1alpha2.wgpolicyk8s.io',
@@ -242,7 +256,7 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
       ns,
     ])) as { apiVersion: string };
     expect(raw.apiVersion).toBe('wgpolicyk8s.io/v1alpha2');
-    await kubectl(['delete', 'modrule', 'no-forbidden-2', '-n', ns]);
+    await kubectl(['delete', 'modrule', 'no-forbidden-2', 'warned', '-n', ns]);
     await waitFor(
       'the policy report deleted',
       async () =>
