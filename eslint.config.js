@@ -19,7 +19,7 @@ export default defineConfig(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', '.dependency-cruiser.cjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -58,6 +58,18 @@ export default defineConfig(
       'no-undef': 'off',
       '@typescript-eslint/explicit-function-return-type': 'off',
     },
+  },
+  {
+    // dependency-cruiser's configuration: CommonJS, as its CLI loads it.
+    files: ['.dependency-cruiser.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } },
+  },
+  {
+    // One-off developer scripts in plain JavaScript (node scripts/dev/<name>.mjs): no types to check.
+    files: ['scripts/dev/*.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/explicit-function-return-type': 'off' },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],

@@ -1,5 +1,6 @@
 /** Micro-benchmarks of match sections, compilation and selection on the 10 KB Deployment. */
-import { compileMatch, type MatchItemSpec } from '../../src/engine/match/index.js';
+import type { MatchItemSpec } from '../../src/api/modrule-types.js';
+import { compileMatch } from '../../src/engine/match/index.js';
 import { compileSelect } from '../../src/engine/expr/index.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import { measure, type Stats } from './measure.js';

@@ -2,6 +2,7 @@ import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recipesPlugin } from './recipes-plugin.js';
 
 /**
  * Builds the playground page into a static directory: the page's scripts and the libraries they
@@ -15,6 +16,26 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PAGE_SOURCE_DIR = join(REPO_ROOT, 'src/playground');
 export const DEFAULT_PAGE_OUT_DIR = join(REPO_ROOT, 'dist/playground');
+/** The examples the page offers (`virtual:recipes`). */
+export const RECIPES_DIR = join(REPO_ROOT, 'samples/recipes');
+
+/** The in-browser engine's stand-ins for what the engine takes from Node (src/playground/engine). */
+const ENGINE_DIR = join(PAGE_SOURCE_DIR, 'engine');
+
+/**
+ * Modules the engine imports that exist only in Node, and their browser stand-ins: the native
+ * `re2` addon becomes an adapter over re2js (the pure-JS RE2 port, same syntax and linear time),
+ * `node:crypto` a synchronous SHA-1/SHA-256 (the template hash functions), and `source-map`
+ * (handlebars' optional source maps) nothing.
+ */
+export const ENGINE_ALIASES: Readonly<Record<string, string>> = {
+  re2: join(ENGINE_DIR, 're2-adapter.ts'),
+  'node:crypto': join(ENGINE_DIR, 'crypto-shim.ts'),
+  'source-map': join(ENGINE_DIR, 'no-source-map.ts'),
+};
+
+/** Node's global `Buffer`, which the engine uses for UTF-8, base64 and hex conversions. */
+export const ENGINE_INJECT: readonly string[] = [join(ENGINE_DIR, 'buffer-shim.ts')];
 
 /** Files copied as they are, next to the bundle. */
 const STATIC_FILES = ['playground.css', 'icon.svg'] as const;
@@ -46,6 +67,9 @@ export async function buildPlaygroundPage(
     charset: 'utf8',
     logLevel: 'warning',
     absWorkingDir: REPO_ROOT,
+    alias: ENGINE_ALIASES,
+    inject: [...ENGINE_INJECT],
+    plugins: [recipesPlugin(RECIPES_DIR)],
   });
   const html = await readFile(join(PAGE_SOURCE_DIR, 'index.html'), 'utf8');
   await writeFile(join(outDir, 'index.html'), rewriteScriptTag(html));

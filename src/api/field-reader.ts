@@ -1,5 +1,6 @@
 import type { FieldError } from './modrule-types.js';
 import { errorCatalog } from '../errors/catalog.js';
+import { didYouMean } from './did-you-mean.js';
 
 const INVALID = errorCatalog.MODRULE_INVALID.code;
 
@@ -61,6 +62,11 @@ export class FieldReader {
   ): T | undefined {
     if (typeof value === 'string' && (allowed as readonly string[]).includes(value))
       return value as T;
+    if (value === undefined || value === null) {
+      const choices = allowed.length === 2 ? allowed.join(' or ') : `one of ${allowed.join(', ')}`;
+      this.fail(field, `required (${choices})`);
+      return undefined;
+    }
     this.fail(
       field,
       `unknown ${what} ${JSON.stringify(value)}; must be one of ${allowed.join(', ')}`,
@@ -72,7 +78,8 @@ export class FieldReader {
   noUnknownFields(object: Record<string, unknown>, known: readonly string[], field: string): void {
     for (const key of Object.keys(object)) {
       if (!known.includes(key)) {
-        const hint = known.find((k) => key.startsWith(k) || k.startsWith(key));
+        const hint =
+          known.find((k) => key.startsWith(k) || k.startsWith(key)) ?? didYouMean(key, known);
         this.fail(
           field === '' ? key : `${field}.${key}`,
           `unknown field${hint === undefined ? '' : ` (did you mean ${hint}?)`}`,

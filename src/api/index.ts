@@ -1,4 +1,4 @@
 export * from './modrule-types.js';
 export { defaultModRule, defaultSpec, DEFAULT_ADMISSION_OPERATIONS } from './defaults.js';
 export * from './annotations.js';
-export { validateModRule, formatFieldErrors, type ValidationResult } from './validate.js';
+export { validateModRuleStructure, formatFieldErrors, type ValidationResult } from './validate.js';

@@ -1,5 +1,3 @@
-import type { MatchItemSpec } from '../engine/match/index.js';
-
 /** ModRule `api.kubemod.io/v1beta1`, as KubeMod defines it. */
 export const MODRULE_GROUP = 'api.kubemod.io';
 export const MODRULE_VERSION = 'v1beta1';
@@ -17,12 +15,21 @@ export const PATCH_OPS = ['add', 'replace', 'remove'] as const;
 export type PatchOp = (typeof PATCH_OPS)[number];
 
 export const MATCH_FOR_VALUES = ['Any', 'All'] as const;
+export type MatchFor = (typeof MATCH_FOR_VALUES)[number];
 
 /** executionTier bounds (an int16 in KubeMod, with the extremes reserved). */
 export const MIN_EXECUTION_TIER = -32767;
 export const MAX_EXECUTION_TIER = 32766;
 
-export type { MatchItemSpec };
+/** A criteria item as written in a ModRule's `match` section. */
+export interface MatchItemSpec {
+  readonly select: string;
+  readonly matchFor?: MatchFor | undefined;
+  readonly matchValue?: string | undefined;
+  readonly matchValues?: readonly string[] | undefined;
+  readonly matchRegex?: string | undefined;
+  readonly negate?: boolean | undefined;
+}
 
 export interface PatchOperationSpec {
   readonly op: PatchOp;
@@ -62,7 +69,7 @@ export interface ModRule {
 export interface DefaultedModRuleSpec extends ModRuleSpec {
   readonly executionTier: number;
   readonly admissionOperations: readonly AdmissionOperation[];
-  readonly match: readonly (MatchItemSpec & { readonly matchFor: 'Any' | 'All' })[];
+  readonly match: readonly (MatchItemSpec & { readonly matchFor: MatchFor })[];
 }
 
 export interface DefaultedModRule extends ModRule {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateModRule, formatFieldErrors } from './validate.js';
+import { validateModRule } from '../engine/validate-modrule.js';
+import { formatFieldErrors } from './validate.js';
 
 const base = {
   apiVersion: 'api.kubemod.io/v1beta1',
@@ -60,7 +61,7 @@ describe('ModRule validation: every problem with its field path', () => {
     [
       'missing type',
       { match: patchSpec.match, patch: patchSpec.patch },
-      ['spec.type: unknown type undefined'],
+      ['spec.type: required (Patch or Reject)'],
     ],
     [
       'patch on Reject',

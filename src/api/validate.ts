@@ -14,14 +14,20 @@ import {
   type FieldError,
   type MatchItemSpec,
   type ModRuleSpec,
+  type ModRuleType,
   type ObjectMeta,
   type PatchOperationSpec,
 } from './modrule-types.js';
-import { checkSemantics } from './semantic-checks.js';
+import { readBehaviourAnnotations } from './annotation-checks.js';
 
 export type ValidationResult =
   | { readonly ok: true; readonly modRule: DefaultedModRule }
-  | { readonly ok: false; readonly errors: readonly FieldError[] };
+  | {
+      readonly ok: false;
+      readonly errors: readonly FieldError[];
+      /** The rule as far as it could be read (its spec was readable), for further checks. */
+      readonly partial?: DefaultedModRule | undefined;
+    };
 
 const SPEC_FIELDS = [
   'type',
@@ -36,19 +42,12 @@ const MATCH_FIELDS = ['select', 'matchFor', 'matchValue', 'matchValues', 'matchR
 const PATCH_FIELDS = ['op', 'select', 'path', 'value'];
 
 /**
- * Validates an untrusted ModRule (parsed YAML/JSON or an admission request's object) and returns
- * it typed and defaulted, or every problem found, each with its field path.
+ * Validates the structure of an untrusted ModRule (parsed YAML/JSON or an admission request's
+ * object) and returns it typed and defaulted, or every problem found, each with its field path.
+ * The expressions it holds (selects, regexes, templates, patch paths) are the engine's to check:
+ * validateModRule in src/engine/validate-modrule.ts does both, as the validating webhook does.
  */
-export function validateModRule(
-  input: unknown,
-  options: {
-    /**
-     * Also compile selects, regexes, templates and patch paths (default true). Loaders that
-     * compile the rule right after pass false and get those errors from compileRule instead.
-     */
-    readonly semantic?: boolean;
-  } = {},
-): ValidationResult {
+export function validateModRuleStructure(input: unknown): ValidationResult {
   const r = new FieldReader();
   const root = r.object(input, 'ModRule');
   if (root === undefined) return { ok: false, errors: r.errors };
@@ -61,21 +60,39 @@ export function validateModRule(
   const metadata = readMetadata(r, root.metadata);
   const spec =
     root.spec === undefined ? (r.fail('spec', 'is required'), undefined) : readSpec(r, root.spec);
+  const annotations = readBehaviourAnnotations(r, annotationsOf(root.metadata), typeOf(root.spec));
   if (spec === undefined) return { ok: false, errors: r.errors };
   const modRule: DefaultedModRule = {
     apiVersion: MODRULE_API_VERSION,
     kind: MODRULE_KIND,
-    metadata: metadata ?? { name: '' },
+    metadata: {
+      ...(metadata ?? { name: '' }),
+      ...(annotations === undefined ? {} : { annotations }),
+    },
     spec: defaultSpec(spec),
   };
-  const errors = [...r.errors, ...(options.semantic === false ? [] : checkSemantics(modRule))];
-  if (errors.length > 0 || metadata === undefined) return { ok: false, errors };
+  if (r.errors.length > 0 || metadata === undefined) {
+    return { ok: false, errors: r.errors, partial: modRule };
+  }
   return { ok: true, modRule };
 }
 
 /** One line per problem: `spec.match[2].matchRegex: invalid regular expression …`. */
 export function formatFieldErrors(errors: readonly FieldError[]): string {
   return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+}
+
+/** The spec's type when it is a valid one (readSpec reads an unknown type as Patch). */
+function typeOf(spec: unknown): ModRuleType | undefined {
+  const type =
+    typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>).type : undefined;
+  return MODRULE_TYPES.find((t) => t === type);
+}
+
+function annotationsOf(metadata: unknown): unknown {
+  return typeof metadata === 'object' && metadata !== null
+    ? (metadata as Record<string, unknown>).annotations
+    : undefined;
 }
 
 function readMetadata(r: FieldReader, value: unknown): ObjectMeta | undefined {

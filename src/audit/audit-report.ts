@@ -1,4 +1,4 @@
-import { safeJson, safeYaml } from '../cli/machine-text.js';
+import { safeJson, safeYaml } from '../engine/machine-text.js';
 import { terminalLines, terminalText as t } from '../engine/terminal-text.js';
 import type { AuditFinding, AuditRunResult, AuditRuleFailure } from './audit-run.js';
 import type { Unreadable } from './scan.js';

@@ -3,6 +3,8 @@ import { evaluate } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { makeRule } from '../engine/test-rules.js';
+import { validateModRule } from '../engine/validate-modrule.js';
+import { compileRule } from '../engine/rule.js';
 import { auditObjects } from './audit-run.js';
 import { CONFIGMAPS, FakeAuditApi, NAMESPACES_T } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';
@@ -91,6 +93,39 @@ describe('auditObjects', () => {
       patch: [{ op: 'add', path: '/metadata/labels/team', value: 'platform' }],
     });
     expect(result.findings[0]?.diff).toContain('"team":"platform"');
+  });
+
+  it('counts the objects violating a Warn or Audit rule per rule, without findings', async () => {
+    const { api } = setup();
+    const store = new RuleStore();
+    for (const mode of ['Warn', 'Audit']) {
+      const result = validateModRule({
+        apiVersion: 'api.kubemod.io/v1beta1',
+        kind: 'ModRule',
+        metadata: {
+          name: `needs-team-${mode.toLowerCase()}`,
+          namespace: 'a',
+          annotations: { 'api.kubemod.io/enforcement': mode },
+        },
+        spec: { type: 'Reject', match: [{ select: '$.metadata.labels.team', negate: true }] },
+      });
+      if (!result.ok) throw new Error(JSON.stringify(result.errors));
+      store.put(compileRule(result.modRule));
+    }
+    const result = await audit(api, store, [
+      { target: CONFIGMAPS, namespace: undefined, fallbackNamespaces: [] },
+    ]);
+    for (const rule of ['a/needs-team-warn', 'a/needs-team-audit']) {
+      expect(result.perRule.get(rule)).toEqual({
+        nonConforming: 5,
+        patch: 0,
+        reject: 0,
+        failures: 0,
+      });
+    }
+    // An update would be admitted: no object would be patched or rejected.
+    expect(result.nonConforming).toBe(0);
+    expect(result.findings).toEqual([]);
   });
 
   it('falls back to namespaces one by one when the cluster-wide list is forbidden, and reports what it cannot read', async () => {

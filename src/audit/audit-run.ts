@@ -36,7 +36,11 @@ export interface AuditRuleFailure {
   readonly message: string;
 }
 
-/** Per-rule counts: objects the rule would patch or reject, and objects it failed on. */
+/**
+ * Per-rule counts: objects the rule would patch or reject, and objects it failed on. A Reject
+ * rule in Warn or Audit mode counts the objects that violate it in `nonConforming` (an update
+ * would be admitted, so they are no `reject` and no finding).
+ */
 export interface RuleTally {
   nonConforming: number;
   patch: number;
@@ -161,7 +165,12 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
     const verdict = verdictOf(result);
     await options.onEvaluated?.(object, target, result, verdict);
     const counted = await countable(
-      [...verdict.failures.map((f) => f.rule), ...verdict.patchingRules, ...verdict.rejectingRules],
+      [
+        ...verdict.failures.map((f) => f.rule),
+        ...verdict.patchingRules,
+        ...verdict.rejectingRules,
+        ...verdict.violatingRules,
+      ],
       object,
       target,
     );
@@ -176,6 +185,9 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
           code: failure.code,
           message: failure.message,
         });
+    }
+    for (const rule of new Set(verdict.violatingRules)) {
+      if (counted.has(rule)) tally(rule).nonConforming++;
     }
     if (verdict.action === 'none') return;
     nonConforming++;

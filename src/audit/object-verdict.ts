@@ -13,6 +13,11 @@ export interface ObjectVerdict {
   readonly patchingRules: readonly string[];
   /** Reject rules that would refuse the update (`ns/name`, in the webhook's order). */
   readonly rejectingRules: readonly string[];
+  /**
+   * Reject rules in Warn or Audit mode (api.kubemod.io/enforcement) that match: the update would
+   * be admitted, but the object violates them (`ns/name`, in the webhook's order).
+   */
+  readonly violatingRules: readonly string[];
   /** KubeMod's rejection texts (`ns/name: "message"`). */
   readonly rejections: readonly string[];
   readonly failures: readonly RuleFailure[];
@@ -50,6 +55,7 @@ export function verdictOf(result: EvaluationResult): ObjectVerdict {
     patch: result.patch,
     patchingRules,
     rejectingRules,
+    violatingRules: [...result.warnings, ...result.audited].map(ruleOfRejection),
     rejections: result.rejections,
     failures: result.failures,
   };

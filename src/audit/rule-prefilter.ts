@@ -40,6 +40,14 @@ export function prefilteredEvaluate(
       return evaluate(object, target);
     }
     if (matches || !lowestTier(namespace, target.kind)) return evaluate(object, target);
-    return { patch: [], patched: object, rejections: [], applied: [], failures: [] };
+    return {
+      patch: [],
+      patched: object,
+      rejections: [],
+      warnings: [],
+      audited: [],
+      applied: [],
+      failures: [],
+    };
   };
 }

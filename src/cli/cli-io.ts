@@ -9,6 +9,8 @@ export interface CliIo {
   readonly clock?: (() => number) | undefined;
   /** Whether stderr is a terminal (progress output is drawn only then); false when absent. */
   readonly stderrIsTTY?: boolean | undefined;
+  /** Reads all of stdin (`--resource -`); absent means the process's own stdin. */
+  readonly stdin?: (() => string) | undefined;
 }
 
 export function processIo(): CliIo {

@@ -40,7 +40,15 @@ describe('kubemod-ts dryrun', () => {
     const { code, stdout } = await run(['dryrun', ...sidecar, '--output', 'json']);
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as Record<string, unknown>;
-    expect(Object.keys(out)).toEqual(['patch', 'patched', 'rejections', 'diff', 'failures']);
+    expect(Object.keys(out)).toEqual([
+      'patch',
+      'patched',
+      'rejections',
+      'warnings',
+      'audited',
+      'diff',
+      'failures',
+    ]);
     expect(out.failures).toEqual([]);
     expect(out.patch).toEqual([
       expect.objectContaining({ op: 'add', path: '/spec/template/spec/containers/1' }),
@@ -202,6 +210,7 @@ spec:
         field: 'spec.patch[0].value',
         code: expect.stringMatching(/^KM\d{4}$/) as unknown,
         message: expect.stringContaining('nope') as unknown,
+        failurePolicy: 'Ignore',
       },
     ]);
     for (const output of ['json', 'yaml', 'diff']) {

@@ -1,32 +1,41 @@
 import { parseArgs } from 'node:util';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
 import { evaluate, type EvaluationRequest } from '../engine/evaluate.js';
-import { explainEvaluation, renderExplainTree } from '../engine/explain/index.js';
+import { explainEvaluation } from '../engine/explain/index.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
-import { dryRunDiff } from '../webhook/dryrun-diff.js';
+import { syntheticRefsFor } from '../webhook/synthetic-refs.js';
 import { CliError, wantsColor, type CliIo } from './cli-io.js';
+import { readDryrunInputs } from './dryrun-inputs.js';
+import { writeDryrunOutput, type DryrunResult } from './dryrun-output.js';
 import {
   compileRuleSources,
-  readResource,
   readRuleSources,
   requestNamespace,
+  type RuleSource,
 } from './read-inputs.js';
-import { safeJson, safeYaml } from './machine-text.js';
-import { terminalLines, terminalText } from '../engine/terminal-text.js';
+import { terminalText } from '../engine/terminal-text.js';
 
-export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file>
-                         [--namespace <ns>] [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
+export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file|->
+                         [--old <file|->] [--refs <file|->] [--namespace <ns>]
+                         [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
                          [--explain] [--color auto|always|never]
 
-Evaluates ModRules against one Kubernetes object offline, exactly as the webhook would.
+Evaluates ModRules against Kubernetes objects offline, exactly as the webhook would.
   --modrule    ModRule file (several YAML documents allowed) or directory; repeatable
-  --resource   the object as the API server would receive it (YAML or JSON)
+  --resource   the object as the API server would receive it (YAML or JSON; - reads stdin).
+               Several documents, or a List, give a result per object
+  --old        the object before the change: with UPDATE, one for each resource, in the same
+               order; with DELETE, the object being deleted (then --resource is not needed)
+  --refs       YAML {namespace: <Namespace manifest>, node: <Node manifest>} (both optional),
+               injected as the webhook injects syntheticRefs: the namespace into namespaced
+               objects, the node into Pods annotated ref.kubemod.io/nodename
   --namespace  the admission request's namespace (default: the object's metadata.namespace;
                none for cluster-scoped objects). Rules without a namespace are loaded into it.
   --operation  CREATE (default), UPDATE or DELETE
-  --output     yaml (default: the patched object), json ({"patch","patched","rejections","diff",
-               "failures"}) or diff (unified diff of the YAML)
+  --output     yaml (default: the patched object), json ({"patch","patched","rejections",
+               "warnings","audited","diff","failures"}; {"results": [...]} for several objects)
+               or diff (unified diff of the YAML; a line saying so when nothing changed)
   --explain    print why each rule did or did not apply, as a tree, instead of the yaml or diff
                output: every rule with its match items (the values each select produced and
                what they were compared with), rendered patch operations, the tier and step it
@@ -44,7 +53,9 @@ type ColorMode = 'auto' | 'always' | 'never';
 
 interface DryrunOptions {
   readonly modrules: readonly string[];
-  readonly resource: string;
+  readonly resource: string | undefined;
+  readonly old: string | undefined;
+  readonly refs: string | undefined;
   readonly namespace: string | undefined;
   readonly operation: AdmissionOperation;
   readonly output: OutputFormat;
@@ -57,7 +68,9 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
     args: [...argv],
     options: {
       modrule: { type: 'string', multiple: true },
-      resource: { type: 'string' },
+      resource: { type: 'string', multiple: true },
+      old: { type: 'string', multiple: true },
+      refs: { type: 'string', multiple: true },
       namespace: { type: 'string' },
       operation: { type: 'string', default: 'CREATE' },
       output: { type: 'string', short: 'o', default: 'yaml' },
@@ -83,16 +96,39 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
   }
   if (values.modrule === undefined || values.modrule.length === 0)
     throw new CliError('--modrule: is required', 2);
-  if (values.resource === undefined) throw new CliError('--resource: is required', 2);
+  const resource = single(values.resource, '--resource');
+  const old = single(values.old, '--old');
+  if (old !== undefined && operation === 'CREATE') {
+    throw new CliError(
+      '--old: a CREATE request has no old object; give --operation UPDATE or DELETE',
+      2,
+    );
+  }
+  if (resource === undefined && !(old !== undefined && operation === 'DELETE')) {
+    throw new CliError('--resource: is required', 2);
+  }
   return {
     modrules: values.modrule,
-    resource: values.resource,
+    resource,
+    old,
+    refs: single(values.refs, '--refs'),
     namespace: values.namespace,
     operation: operation as AdmissionOperation,
     output: values.output,
     explain: values.explain,
     color: values.color,
   };
+}
+
+/** The one value of a flag that may be given once; a usage error naming it if given twice. */
+function single(values: readonly string[] | undefined, flag: string): string | undefined {
+  if (values !== undefined && values.length > 1) {
+    throw new CliError(
+      `${flag}: given ${String(values.length)} times; give it once (a file may hold several objects)`,
+      2,
+    );
+  }
+  return values?.[0];
 }
 
 /** `kubemod-ts dryrun`: see DRYRUN_USAGE. Returns the exit code. */
@@ -121,67 +157,59 @@ export function runDryrun(argv: readonly string[], io: CliIo): number {
 }
 
 function dryrun(options: DryrunOptions, io: CliIo): number {
-  const resource = readResource(options.resource);
-  const namespace = requestNamespace(resource, options.namespace);
+  const inputs = readDryrunInputs(options, io);
   const read = readRuleSources(options.modrules);
-  const loaded = compileRuleSources(read.sources, namespace ?? 'default');
-  const store = new RuleStore();
-  for (const rule of loaded.rules) store.put(rule);
-  const errors = [...read.errors, ...loaded.errors];
-  if (errors.length > 0) throw new CliError(errors.join(' | '));
-
-  const request: EvaluationRequest = {
-    operation: options.operation,
-    namespace,
-    object: resource,
-    clock: io.clock,
-  };
-  const explained = options.explain ? explainEvaluation(store, request) : undefined;
-  const result = explained?.result ?? evaluate(store, request);
-  for (const failure of result.failures) {
-    const text = `ModRule ${failure.rule} failed and was skipped: ${failure.field ?? 'spec'}: ${failure.message}`;
-    io.stderr(`warning: ${terminalText(text)}\n`);
-  }
-  const diffName = typeof resource.kind === 'string' ? resource.kind : 'object';
-  switch (options.output) {
-    case 'json': {
-      const failures = result.failures.map((f) => ({
-        rule: f.rule,
-        field: f.field ?? 'spec',
-        code: f.code,
-        message: f.message,
-      }));
-      const diff = dryRunDiff(resource, result.patched, { name: diffName });
-      const answer = {
-        patch: result.patch,
-        patched: result.patched,
-        rejections: result.rejections,
-        diff,
-        failures,
-        ...(explained === undefined ? {} : { explain: explained.explanation }),
-      };
-      io.stdout(`${safeJson(answer)}\n`);
-      break;
-    }
-    case 'diff':
-    case 'yaml':
-      if (explained !== undefined) {
-        io.stdout(
-          renderExplainTree(explained.explanation, { color: wantsColor(options.color, io) }),
-        );
-      } else if (options.output === 'diff') {
-        io.stdout(terminalLines(dryRunDiff(resource, result.patched, { name: diffName })));
-      } else {
-        io.stdout(safeYaml(result.patched));
-      }
-      break;
-  }
-  if (result.rejections.length > 0) {
-    io.stderr(
-      `rejected: operation rejected by the following ModRule(s): ${terminalText(result.rejections.join(','))}\n`,
-    );
-  }
+  const stores = new RuleStores(read.sources, read.errors);
+  const refs = inputs.refs ?? {};
+  const results = inputs.resources.map((item): DryrunResult => {
+    const resource = item.object;
+    const namespace = requestNamespace(resource, options.namespace);
+    const request: EvaluationRequest = {
+      operation: options.operation,
+      namespace,
+      object: resource,
+      syntheticRefs: syntheticRefsFor(resource, namespace, {
+        namespace: () => refs.namespace,
+        node: () => refs.node,
+      }),
+      clock: io.clock,
+    };
+    const store = stores.forNamespace(namespace ?? 'default');
+    const explained = options.explain ? explainEvaluation(store, request) : undefined;
+    const result = explained?.result ?? evaluate(store, request);
+    return { resource, namespace, result, explanation: explained?.explanation };
+  });
+  writeDryrunOutput(
+    results,
+    { output: options.output, multi: inputs.multi, color: wantsColor(options.color, io) },
+    io,
+  );
   return 0;
+}
+
+/**
+ * The ModRules compiled for each request namespace the resources need (rules without a namespace
+ * go to it); CliError with every invalid rule, on first use.
+ */
+class RuleStores {
+  private readonly stores = new Map<string, RuleStore>();
+
+  constructor(
+    private readonly sources: readonly RuleSource[],
+    private readonly readErrors: readonly string[],
+  ) {}
+
+  forNamespace(namespace: string): RuleStore {
+    let store = this.stores.get(namespace);
+    if (store !== undefined) return store;
+    const loaded = compileRuleSources(this.sources, namespace);
+    const errors = [...this.readErrors, ...loaded.errors];
+    if (errors.length > 0) throw new CliError(errors.join(' | '));
+    store = new RuleStore();
+    for (const rule of loaded.rules) store.put(rule);
+    this.stores.set(namespace, store);
+    return store;
+  }
 }
 
 /** The first line of a message (error messages of parsers can span several). */

@@ -99,6 +99,8 @@ describe('kubemod-ts dryrun --explain', () => {
       'patch',
       'patched',
       'rejections',
+      'warnings',
+      'audited',
       'diff',
       'failures',
       'explain',

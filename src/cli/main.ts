@@ -8,7 +8,7 @@ const USAGE = `Usage: kubemod-ts <command> [options]
 
 Commands:
   operator   run the operator: webhooks, ModRule controller, certificates (kubemod-ts operator --help)
-  dryrun     evaluate ModRules against one object offline (see: kubemod-ts dryrun --help)
+  dryrun     evaluate ModRules against objects offline (see: kubemod-ts dryrun --help)
   serve      standalone webhook + dryrun API on ModRules from a directory (kubemod-ts serve --help)
   test       run ModRule test files (kubemod-test.yaml) for CI (kubemod-ts test --help)
   audit      report live objects the ModRules would patch or reject (kubemod-ts audit --help)

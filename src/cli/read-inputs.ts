@@ -49,27 +49,41 @@ export function readText(path: string, maxBytes = MAX_INPUT_BYTES): string {
     throw new CliError(`${path}: cannot read: ${reason(err)}`);
   }
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-      let read: number;
-      try {
-        read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
-      } catch (err) {
-        throw new CliError(`${path}: cannot read: ${reason(err)}`);
-      }
-      if (read === 0) break;
-      total += read;
-      if (total > maxBytes) {
-        throw new CliError(`${path}: is larger than ${String(maxBytes)} bytes`);
-      }
-      chunks.push(chunk.subarray(0, read));
-    }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return readFd(fd, path, maxBytes);
   } finally {
     closeSync(fd);
   }
+}
+
+/** All of the process's stdin (at most `maxBytes` bytes, UTF-8), named `stdin` in errors. */
+export function readStdin(maxBytes = MAX_INPUT_BYTES): string {
+  return readFd(0, 'stdin', maxBytes);
+}
+
+function readFd(fd: number, path: string, maxBytes: number): string {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    let read: number;
+    try {
+      read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+    } catch (err) {
+      // A non-blocking stdin (a pipe whose writer is not done) has no data yet: wait, then retry.
+      if (reason(err) === 'EAGAIN') {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      throw new CliError(`${path}: cannot read: ${reason(err)}`);
+    }
+    if (read === 0) break;
+    total += read;
+    if (total > maxBytes) {
+      throw new CliError(`${path}: is larger than ${String(maxBytes)} bytes`);
+    }
+    chunks.push(chunk.subarray(0, read));
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /** The documents of one ModRule file, parsed but not yet compiled. */

@@ -18,6 +18,7 @@ import {
   type TlsMaterial,
 } from '../webhook/server.js';
 import { loadPlaygroundAssets, type PlaygroundAssets } from '../webhook/playground-assets.js';
+import { readServerRules } from '../webhook/playground-server-rules.js';
 import {
   createHelperThreadPriority,
   keepHelperThreadsLowered,
@@ -98,7 +99,9 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
               : { maxOutputBytes: config.templateMaxOutputBytes },
           work: config.work,
         },
-        ...(playground === undefined ? {} : { playground }),
+        ...(playground === undefined
+          ? {}
+          : { playground, serverRules: () => readServerRules(config.rulesDir) }),
         helperThreads,
       },
       { host: config.host, port: config.port, tls, shutdownGraceMs: config.shutdownGraceMs },

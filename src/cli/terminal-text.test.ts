@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { dump, load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { FORBIDDEN } from './terminal-controls.test-support.js';
-import { safeJson, safeYaml } from './machine-text.js';
+import { safeJson, safeYaml } from '../engine/machine-text.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
 
 /** Strings rich in the characters above, next to ordinary and non-BMP text. */

@@ -29,10 +29,10 @@ function test(argv: string[]): Run {
   return { code, stdout, stderr };
 }
 
-/** A copy of samples/ to break. */
+/** A copy of samples/ to break, without the recipes (test/unit/samples/recipes.test.ts). */
 function samplesCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kubemod-samples-'));
-  cpSync(samples, dir, { recursive: true });
+  cpSync(samples, dir, { recursive: true, filter: (src) => !src.includes('/recipes') });
   return dir;
 }
 
@@ -55,10 +55,12 @@ const COST_CENTER_CASES = [
 describe('kubemod-ts test on samples/', () => {
   it('prints what the README shows', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const run = test([samples]);
+    const copy = samplesCopy(); // the two sample files, as the README runs them by name
+    const run = test([copy]);
     expect(run.code).toBe(0);
-    const asInReadme = run.stdout.replaceAll(`${samples}/`, 'samples/').trimEnd();
-    expect(readme).toContain(`$ npx tsx src/cli/main.ts test samples\n${asInReadme}\n\`\`\``);
+    const asInReadme = run.stdout.replaceAll(`${copy}/`, 'samples/').trimEnd();
+    const command = 'test samples/cost-center.kubemod-test.yaml samples/kubemod-test.yaml';
+    expect(readme).toContain(`$ npx tsx src/cli/main.ts ${command}\n${asInReadme}\n\`\`\``);
     const dir = samplesCopy();
     const rule = join(dir, 'modrules', 'deployment-owner.yaml');
     writeFileSync(rule, readFileSync(rule, 'utf8').replace('default "platform"', 'default "ops"'));
@@ -72,14 +74,14 @@ describe('kubemod-ts test on samples/', () => {
   it('runs every sample test file, one line per case, and passes (exit 0)', async () => {
     let stdout = '';
     let stderr = '';
-    const code = await main(['test', relative(process.cwd(), samples) || '.'], {
+    const dir = samplesCopy(); // the recipes: test/unit/samples/recipes.test.ts
+    const code = await main(['test', dir], {
       stdout: (t) => (stdout += t),
       stderr: (t) => (stderr += t),
       env: {},
     });
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    const dir = relative(process.cwd(), samples) || '.';
     expect(stdout).toBe(
       [
         join(dir, 'cost-center.kubemod-test.yaml'),
@@ -270,7 +272,7 @@ describe('kubemod-ts test --output junit', () => {
 
 describe('kubemod-ts test --output json', () => {
   it('prints one versioned JSON report', () => {
-    const run = test(['--output', 'json', samples]);
+    const run = test(['--output', 'json', samplesCopy()]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as JsonReport;
     expect(report.version).toBe(1);

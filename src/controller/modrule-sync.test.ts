@@ -114,6 +114,53 @@ describe('bindModRuleInformer over a cache of retained identities', () => {
   });
 });
 
+describe('bindModRuleInformer and the behaviour annotations', () => {
+  it('reloads a rule whose enforcement or failure policy changed alone (same generation)', async () => {
+    const reject: JsonObject = {
+      type: 'Reject',
+      match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+    };
+    const annotated = (rv: string, annotations: JsonObject): JsonObject => ({
+      ...rule('r', reject),
+      metadata: {
+        name: 'r',
+        namespace: 'a',
+        uid: 'u1',
+        generation: 1,
+        resourceVersion: rv,
+        annotations,
+      },
+    });
+    let emit: (event: RawWatchEvent) => void = () => undefined;
+    const informer = createInformer(
+      {
+        list: (onPage) => {
+          onPage([annotated('1', { 'api.kubemod.io/enforcement': 'Warn' })]);
+          return Promise.resolve('1');
+        },
+        watch: (_rv, onEvent) => {
+          emit = onEvent;
+          return { stop: () => undefined, done: new Promise(() => undefined) };
+        },
+      },
+      { delay: () => Promise.resolve(), retain: retainedModRule },
+    );
+    const store = new RuleStore();
+    bindModRuleInformer(informer, options(store));
+    informer.start();
+    await informer.waitForSync();
+    expect(store.get('a', 'r')?.enforcement).toBe('Warn');
+    emit({ type: 'MODIFIED', object: annotated('2', { 'api.kubemod.io/enforcement': 'Enforce' }) });
+    expect(store.get('a', 'r')?.enforcement).toBe('Enforce');
+    emit({ type: 'MODIFIED', object: annotated('3', { 'api.kubemod.io/failure-policy': 'Fail' }) });
+    expect(store.get('a', 'r')).toMatchObject({ enforcement: 'Enforce', failurePolicy: 'Fail' });
+    // An invalid value (the validating webhook bypassed) unloads the rule.
+    emit({ type: 'MODIFIED', object: annotated('4', { 'api.kubemod.io/enforcement': 'Maybe' }) });
+    expect(store.get('a', 'r')).toBeUndefined();
+    informer.stop();
+  });
+});
+
 describe('retainedModRule', () => {
   it('keeps identity, generation, the apply-to-existing annotation, the author record and its status only', () => {
     const obj = {

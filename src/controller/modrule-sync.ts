@@ -1,4 +1,9 @@
-import { formatFieldErrors, validateModRule } from '../api/index.js';
+import {
+  ENFORCEMENT_ANNOTATION,
+  FAILURE_POLICY_ANNOTATION,
+  formatFieldErrors,
+} from '../api/index.js';
+import { validateModRule } from '../engine/validate-modrule.js';
 import type { JsonObject } from '../engine/json.js';
 import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
 import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../audit/author-record.js';
@@ -137,9 +142,33 @@ export function retainedModRule(obj: KubeObject): KubeObject {
   const author = source[AUTHOR_ANNOTATION];
   if (typeof author === 'string' && author.length <= MAX_AUTHOR_CHARS)
     annotations[AUTHOR_ANNOTATION] = author;
+  // The behaviour annotations: a change of either alone does not bump the generation, so the
+  // update handler compares them to tell a rule change from a status write (see behaviourOf).
+  for (const key of [ENFORCEMENT_ANNOTATION, FAILURE_POLICY_ANNOTATION]) {
+    const value = source[key];
+    if (typeof value === 'string') annotations[key] = value.slice(0, MAX_BEHAVIOUR_CHARS);
+  }
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   const status = isObject(obj.status) ? obj.status.applyToExisting : undefined;
   return status === undefined ? { metadata } : { metadata, status: { applyToExisting: status } };
+}
+
+/**
+ * Longest behaviour annotation value kept: valid values are a few characters; a longer one is
+ * invalid whatever it says, and the rule is reloaded (and refused) when it changes.
+ */
+const MAX_BEHAVIOUR_CHARS = 64;
+
+/** The rule's enforcement and failure-policy annotations as one comparable string. */
+function behaviourOf(obj: KubeObject): string {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const annotations = isObject(meta.annotations) ? meta.annotations : {};
+  return [ENFORCEMENT_ANNOTATION, FAILURE_POLICY_ANNOTATION]
+    .map((key) => {
+      const value = annotations[key];
+      return typeof value === 'string' ? JSON.stringify(value.slice(0, MAX_BEHAVIOUR_CHARS)) : '-';
+    })
+    .join(' ');
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -169,7 +198,11 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
   informer.on('add', upsert);
   informer.on('update', (obj, old) => {
     const gen = metaOf(obj).generation;
-    if (gen !== undefined && gen === metaOf(old).generation) {
+    if (
+      gen !== undefined &&
+      gen === metaOf(old).generation &&
+      behaviourOf(obj) === behaviourOf(old)
+    ) {
       const result = loadResultForStatusOnly(obj, options);
       if (result !== undefined) options.onResult?.(`${result.namespace}/${result.name}`, result);
       return;

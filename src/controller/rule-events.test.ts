@@ -25,6 +25,7 @@ describe('RuleEventRecorder', () => {
       field: 'spec.patch[0].value',
       code: 'KM3002',
       message: 'fail: boom',
+      failurePolicy: 'Ignore' as const,
     };
     const context = {
       uid: 'x',
@@ -37,7 +38,9 @@ describe('RuleEventRecorder', () => {
     expect(recorder.record(failure, context)).toBe(false);
     clock.now += 60_000;
     expect(recorder.record(failure, context)).toBe(true);
-    expect(recorder.record({ ...failure, rule: 'a/s', name: 's' }, context)).toBe(true);
+    expect(
+      recorder.record({ ...failure, rule: 'a/s', name: 's', failurePolicy: 'Fail' }, context),
+    ).toBe(true);
     expect(sent).toHaveLength(3);
     expect(sent[0]).toMatchObject({
       method: 'POST',
@@ -50,6 +53,9 @@ describe('RuleEventRecorder', () => {
     });
     expect((sent[0]?.body as { message: string }).message).toBe(
       'CREATE ConfigMap a cm: rule failed at spec.patch[0].value [KM3002]: fail: boom',
+    );
+    expect((sent[2]?.body as { message: string }).message).toBe(
+      'CREATE ConfigMap a cm: rule failed at spec.patch[0].value [KM3002] (failure policy Fail: request refused): fail: boom',
     );
   });
 });

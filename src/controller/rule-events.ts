@@ -57,8 +57,10 @@ export class RuleEventRecorder {
       .filter((p) => p !== undefined && p !== '')
       .join(' ');
     const where = failure.field === undefined ? '' : ` at ${failure.field}`;
+    const refused =
+      failure.failurePolicy === 'Fail' ? ' (failure policy Fail: request refused)' : '';
     const message =
-      `${context.operation} ${target}: rule failed${where} [${failure.code}]: ${failure.message}`.slice(
+      `${context.operation} ${target}: rule failed${where} [${failure.code}]${refused}: ${failure.message}`.slice(
         0,
         1024,
       );

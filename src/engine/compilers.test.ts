@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatFieldErrors, validateModRule } from '../api/index.js';
+import { formatFieldErrors } from '../api/index.js';
+import { validateModRule } from './validate-modrule.js';
 import { cachingCompilers, directCompilers, type Compilers } from './compilers.js';
 import { evaluate } from './evaluate.js';
 import type { JsonObject } from './json.js';

@@ -11,12 +11,22 @@ import { CopyOnWrite } from './copy-on-write.js';
 import { failureOf } from './rule-render.js';
 import { WorkMeter, withMeter, type WorkLimits } from './work-meter.js';
 import type { EvaluationTracer } from './explain/tracer.js';
+import { failClosedRefusals, recordRejection, type RejectOutcomes } from './enforcement.js';
 
 export type { RuleFailure } from './rule-render.js';
 
 export interface SyntheticRefs {
   readonly namespace?: JsonObject | undefined;
   readonly node?: JsonObject | undefined;
+}
+
+/**
+ * Where the manifests of `syntheticRefs` come from: informers in the operator, files or nothing
+ * standalone. In memory: evaluation never waits for them.
+ */
+export interface SyntheticRefLookups {
+  namespace(name: string): JsonObject | undefined;
+  node(name: string): JsonObject | undefined;
 }
 
 export interface EvaluationRequest {
@@ -47,8 +57,16 @@ export interface EvaluationResult {
   /** RFC 6902 patch from the object as received to `patched`; never touches syntheticRefs or managedFields. */
   readonly patch: JsonPatchOperation[];
   readonly patched: JsonObject;
-  /** KubeMod's format: `<ns>/<name>: "<message>"`, or `<ns>/<name>` without a message. */
+  /**
+   * KubeMod's format: `<ns>/<name>: "<message>"`, or `<ns>/<name>` without a message. The
+   * matching Reject rules whose enforcement is Enforce, then the rules with failure policy Fail
+   * that could not be evaluated (see failClosedRefusals): non-empty means the request is refused.
+   */
   readonly rejections: string[];
+  /** Matching Reject rules in Warn mode, same format: the request is admitted with these as warnings. */
+  readonly warnings: string[];
+  /** Matching Reject rules in Audit mode, same format: admitted silently, counted and reported. */
+  readonly audited: string[];
   readonly applied: AppliedRule[];
   readonly failures: RuleFailure[];
 }
@@ -149,7 +167,7 @@ export function* evaluationSteps(
     }
   }
 
-  const rejections: string[] = [];
+  const outcomes: RejectOutcomes = { rejections: [], warnings: [], audited: [] };
   for (const rule of candidates) {
     if (rule.type !== 'Reject') continue;
     trace?.enterRule(rule);
@@ -167,7 +185,7 @@ export function* evaluationSteps(
       failures.push(failureOf(rule, err));
     }
     if (outcome !== undefined) {
-      rejections.push(outcome.text);
+      recordRejection(rule, outcome.text, outcomes);
       if (outcome.failure !== undefined) failures.push(outcome.failure);
     }
     if (pause()) yield;
@@ -175,7 +193,16 @@ export function* evaluationSteps(
 
   const patched = state.result(applied.flatMap((a) => a.operations));
   const patch = applied.length === 0 ? [] : createJsonPatch(original, patched);
-  return { patch, patched, rejections, applied, failures };
+  const rejections = outcomes.rejections;
+  // A Patch rule has nothing to do on a DELETE (there is no object to patch): its failure there
+  // refuses nothing, whatever its failure policy.
+  const refusing =
+    request.operation === 'DELETE'
+      ? failures.filter((f) => !candidates.some((r) => r.key === f.rule && r.type === 'Patch'))
+      : failures;
+  rejections.push(...failClosedRefusals(refusing, rejections));
+  const { warnings, audited } = outcomes;
+  return { patch, patched, rejections, warnings, audited, applied, failures };
 }
 
 /** What the store is asked for: a Namespace object is looked up as cluster-scoped. */

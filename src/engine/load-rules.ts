@@ -1,4 +1,5 @@
-import { formatFieldErrors, validateModRule } from '../api/index.js';
+import { formatFieldErrors } from '../api/index.js';
+import { validateModRule } from './validate-modrule.js';
 import { isKubemodError } from '../errors/catalog.js';
 import { compileRule, RuleCompileError, type CompiledRule } from './rule.js';
 import type { Compilers } from './compilers.js';

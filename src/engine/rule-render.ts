@@ -4,6 +4,7 @@ import type { CompiledPatchOperation, CompiledRule } from './rule.js';
 import { goQuote } from './template/go-printf.js';
 import { KubemodError, errorCatalog } from '../errors/catalog.js';
 import type { EvaluationTracer } from './explain/tracer.js';
+import type { RuleFailurePolicy } from '../api/annotations.js';
 
 /** A rule that failed while evaluating one request: it was skipped, the others still applied. */
 export interface RuleFailure {
@@ -15,6 +16,8 @@ export interface RuleFailure {
   readonly field: string | undefined;
   readonly code: string;
   readonly message: string;
+  /** The rule's `api.kubemod.io/failure-policy`: Fail makes the request refused (see enforcement.ts). */
+  readonly failurePolicy: RuleFailurePolicy;
 }
 
 export interface RenderContext {
@@ -153,6 +156,7 @@ export function failureOf(rule: CompiledRule, err: unknown): RuleFailure {
     name: rule.name,
     field: known ? err.field : undefined,
     code: known ? err.code : errorCatalog.RULE_EVAL.code,
+    failurePolicy: rule.failurePolicy,
     message:
       message.length <= MAX_FAILURE_MESSAGE
         ? message

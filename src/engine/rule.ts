@@ -1,3 +1,9 @@
+import {
+  enforcementOf,
+  failurePolicyOf,
+  type EnforcementMode,
+  type RuleFailurePolicy,
+} from '../api/annotations.js';
 import type {
   AdmissionOperation,
   DefaultedModRule,
@@ -46,6 +52,16 @@ export interface CompiledRule {
   readonly scope: RuleScope;
   /** Kinds the rule can match at all (from literal `$.kind` criteria); undefined means any kind. */
   readonly kinds: readonly string[] | undefined;
+  /**
+   * What a matching Reject rule does (`api.kubemod.io/enforcement`): refuse the request (Enforce),
+   * admit it with a warning (Warn) or admit it silently, counted (Audit). Enforce for Patch rules.
+   */
+  readonly enforcement: EnforcementMode;
+  /**
+   * What happens to a request the rule cannot be evaluated for (`api.kubemod.io/failure-policy`):
+   * the rule is skipped (Ignore) or the request refused, naming the rule (Fail).
+   */
+  readonly failurePolicy: RuleFailurePolicy;
 }
 
 export type RuleScope =
@@ -160,6 +176,8 @@ function compileMetered(modRule: DefaultedModRule, options: CompileRuleOptions):
     rejectMessage,
     scope,
     kinds: literalKinds(match),
+    enforcement: spec.type === 'Reject' ? enforcementOf(modRule.metadata.annotations) : 'Enforce',
+    failurePolicy: failurePolicyOf(modRule.metadata.annotations),
   };
 }
 

@@ -1,4 +1,5 @@
-import { validateModRule, formatFieldErrors } from '../api/index.js';
+import { formatFieldErrors } from '../api/index.js';
+import { validateModRule } from './validate-modrule.js';
 import { compileRule, type CompiledRule } from './rule.js';
 
 /** Builds a compiled rule from a compact spec, for tests and benchmarks. */

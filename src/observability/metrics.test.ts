@@ -32,8 +32,11 @@ describe('metric labels', () => {
     metrics.rulePatched('team/kept');
     metrics.ruleFailed('team/gone-1', 'KM5002');
     metrics.ruleRejected('team/gone-2');
+    metrics.ruleResult('team/gone-3', 'warned');
+    metrics.ruleResult('team/kept', 'audited');
     const text = await metrics.render();
     expect(text).toContain('kubemod_rule_patches_total{rule="team/kept"} 1');
+    expect(text).toContain('kubemod_rule_results_total{rule="team/kept",result="audited"} 1');
     expect(text).not.toContain('gone-');
   });
 

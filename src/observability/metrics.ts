@@ -1,7 +1,28 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** Result label of a webhook request. */
-export type RequestResult = 'allowed' | 'patched' | 'rejected' | 'error' | 'malformed' | 'skipped';
+/**
+ * Result label of a webhook request: `allowed` (unchanged), `patched`, `rejected` (403 by an
+ * Enforce Reject rule), `refused` (403 only because a rule with failure policy Fail could not be
+ * evaluated), `error` (allowed unchanged after an internal failure), `malformed`, `skipped`.
+ */
+export type RequestResult =
+  'allowed' | 'patched' | 'rejected' | 'refused' | 'error' | 'malformed' | 'skipped';
+
+/**
+ * Result label of `kubemod_rule_results_total`, what one rule did to one admission request:
+ * `patched`, `rejected` (Enforce), `warned` (Warn: admitted with a warning), `audited` (Audit:
+ * admitted silently), `failed` (could not be evaluated, skipped: failure policy Ignore),
+ * `refused` (could not be evaluated, request refused: failure policy Fail).
+ */
+export const RULE_RESULTS = [
+  'patched',
+  'rejected',
+  'warned',
+  'audited',
+  'failed',
+  'refused',
+] as const;
+export type RuleResult = (typeof RULE_RESULTS)[number];
 
 export interface Metrics {
   /** The private registry (never prom-client's global default one). */
@@ -10,6 +31,8 @@ export interface Metrics {
   rulePatched(rule: string): void;
   ruleRejected(rule: string): void;
   ruleFailed(rule: string, code: string): void;
+  /** One rule's outcome for one admission request (see RuleResult). */
+  ruleResult(rule: string, result: RuleResult): void;
   /** One event-loop lag sample (see startEventLoopLagSampler). */
   observeEventLoopLag(seconds: number): void;
   /**
@@ -109,6 +132,12 @@ export function createMetrics(): Metrics {
     labelNames: ['rule', 'code'] as const,
     registers: [registry],
   });
+  const results = new Counter({
+    name: 'kubemod_rule_results_total',
+    help: 'What a ModRule did to an admission request, per ModRule and result (patched, rejected, warned, audited, failed, refused).',
+    labelNames: ['rule', 'result'] as const,
+    registers: [registry],
+  });
   const lag = new Histogram({
     name: 'kubemod_event_loop_lag_seconds',
     help: 'How late the event loop ran a timer (sampled): time the process could not answer.',
@@ -153,6 +182,9 @@ export function createMetrics(): Metrics {
     ruleFailed: (rule, code) => {
       errors.inc({ rule, code: codeLabel(code) });
     },
+    ruleResult: (rule, result) => {
+      results.inc({ rule, result });
+    },
     observeEventLoopLag(seconds): void {
       lag.observe(seconds);
     },
@@ -171,7 +203,12 @@ export function createMetrics(): Metrics {
     render: async () => {
       if (ruleExists !== undefined) {
         const exists = ruleExists;
-        await Promise.all([patches, rejections, errors].map((c) => pruneRules(c, exists)));
+        await Promise.all([
+          pruneRules(patches, exists),
+          pruneRules(rejections, exists),
+          pruneRules(errors, exists),
+          pruneRules(results, exists),
+        ]);
       }
       return registry.metrics();
     },
@@ -179,8 +216,8 @@ export function createMetrics(): Metrics {
 }
 
 /** Removes the series of a per-rule counter whose rule no longer exists. */
-async function pruneRules(
-  counter: Counter<'rule'> | Counter<'rule' | 'code'>,
+async function pruneRules<T extends string>(
+  counter: Counter<T | 'rule'>,
   exists: (rule: string) => boolean,
 ): Promise<void> {
   const { values } = await counter.get();

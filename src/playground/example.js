@@ -58,4 +58,7 @@ spec:
 `,
   namespace: '',
   operation: 'CREATE',
+  namespaceManifest: '',
+  nodeManifest: '',
+  old: '',
 };

@@ -1,66 +1,143 @@
 // @ts-check
-// The playground page: editors in, /v1/dryrun?explain=true out, debounced; state in the fragment.
+// The playground page: YAML editors in, evaluate() (the dry run, in the page) out, debounced.
+// The editors' content is kept in the link (a versioned `#v1.…` fragment: any other fragment is
+// an ordinary in-page link and never touches the editors) and in a draft in localStorage; loading
+// an example offers Undo. No navigation loses work.
 
-import { byId, el, replace } from './dom.js';
+import { byId, replace } from './dom.js';
+import { createEditor } from './editor.js';
+import { loadDraft, sameState, saveDraft } from './draft.js';
 import { EXAMPLE } from './example.js';
-import { readAnswer, showAnswer } from './results.js';
-import { decodeState, encodeState, OPERATIONS } from './share.js';
+import { errorsView } from './errors-view.js';
+import { exposeEvaluate } from './evaluate.js';
+import { bundledEntries, fillPicker, serverRulesEntry } from './library.js';
+import { readResults, showResults } from './resource-results.js';
+import { errorOf, runDryRun } from './run-dryrun.js';
+import { copyLink, readFragment, saveToFragment, setStatus } from './link.js';
+import { OPERATIONS } from './share.js';
+import { setTabSummary, showView, startViewTabs } from './view-tabs.js';
+import { splitDocuments } from './yaml-locate.js';
+import { noticeEdited, showNotice } from './notice.js';
+
+/** @typedef {import('./share.js').PlaygroundState} PlaygroundState */
+/** @typedef {import('./library.js').LibraryEntry} LibraryEntry */
 
 /** Quiet time after the last keystroke before evaluating. */
 const DEBOUNCE_MS = 300;
-const DRYRUN_URL = 'v1/dryrun?explain=true';
 
-const rules = byId('rules', HTMLTextAreaElement);
-const resource = byId('resource', HTMLTextAreaElement);
+/** @type {readonly ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old']} */
+const EDITED = ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old'];
+
 const namespace = byId('namespace', HTMLInputElement);
 const operation = byId('operation', HTMLSelectElement);
-const status = byId('status', HTMLElement);
 const results = byId('results', HTMLElement);
+const picker = byId('library', HTMLSelectElement);
 
+/** While the page sets the editors itself, their change events do not count as edits. */
+let applying = false;
 /**
- * Where an error is shown, by the field its message starts with (the API names the field first:
- * `modRules[1]: ModRule default/x is invalid: spec.match[0].select: …`).
- * @type {readonly { prefix: RegExp, box: string, inputs: readonly HTMLElement[] }[]}
+ * Whether evaluations save the draft: not after opening a shared link over a different draft,
+ * until the user edits (so that the draft survives a look at someone's link).
  */
-const ERROR_PLACES = [
-  { prefix: /^modRules\b/, box: 'rules-error', inputs: [rules] },
-  { prefix: /^resourceManifest\b/, box: 'resource-error', inputs: [resource] },
-  { prefix: /^namespace\b/, box: 'request-error', inputs: [namespace] },
-  { prefix: /^operation\b/, box: 'request-error', inputs: [operation] },
-];
+let draftArmed = true;
+
+const editors = Object.fromEntries(
+  EDITED.map((name) => [
+    name,
+    createEditor({
+      parent: byId(`${name}-host`, HTMLElement),
+      id: name,
+      labelledBy: `${name}-label`,
+      describedBy: `${name}-hint ${name}-errors`,
+      onChange: () => {
+        if (applying) return;
+        noticeEdited();
+        edited(DEBOUNCE_MS);
+      },
+      onRun: () => {
+        schedule(0);
+      },
+    }),
+  ]),
+);
+/** @param {(typeof EDITED)[number]} name */
+const editor = (name) => {
+  const found = editors[name];
+  if (found === undefined) throw new Error(`no editor ${name}`);
+  return found;
+};
+const errors = errorsView(editors, [namespace, operation]);
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
-/** @type {AbortController | undefined} */
-let inFlight;
 let sequence = 0;
+/** @type {LibraryEntry[]} */
+let library = bundledEntries();
 
-/** @returns {import('./share.js').PlaygroundState} */
+/** @returns {PlaygroundState} */
 function currentState() {
   const value = operation.value;
   return {
-    rules: rules.value,
-    resource: resource.value,
+    rules: editor('rules').text(),
+    resource: editor('resource').text(),
     namespace: namespace.value.trim(),
     operation: value === 'UPDATE' || value === 'DELETE' ? value : 'CREATE',
+    namespaceManifest: editor('namespaceManifest').text(),
+    nodeManifest: editor('nodeManifest').text(),
+    old: editor('old').text(),
   };
 }
 
-/** @param {import('./share.js').PlaygroundState} state */
+/** @param {PlaygroundState} state */
 function applyState(state) {
-  rules.value = state.rules;
-  resource.value = state.resource;
+  applying = true;
+  try {
+    for (const name of EDITED) editor(name).setText(state[name]);
+  } finally {
+    applying = false;
+  }
   namespace.value = state.namespace;
   operation.value = OPERATIONS.includes(state.operation) ? state.operation : 'CREATE';
+  const context = [state.namespaceManifest, state.nodeManifest, state.old].filter(
+    (text) => text.trim() !== '',
+  ).length;
+  replace(byId('context-count', HTMLElement), context === 0 ? '' : `(${String(context)})`);
+  if (context > 0) byId('context', HTMLDetailsElement).open = true;
 }
 
 /**
- * @param {'busy' | 'ok' | 'error'} state
- * @param {string} text
+ * Replaces the editors, offering to undo it.
+ * @param {PlaygroundState} next
+ * @param {string} what
  */
-function setStatus(state, text) {
-  status.dataset.state = state;
-  status.textContent = text;
+function replaceWithUndo(next, what) {
+  const previous = currentState();
+  applyState(next);
+  edited(0);
+  if (sameState(previous, next)) return;
+  showNotice(
+    `${what}.`,
+    [
+      {
+        label: 'Undo',
+        run: () => {
+          applyState(previous);
+          edited(0);
+          editor('rules').view.focus();
+        },
+      },
+    ],
+    true,
+  );
+}
+
+/**
+ * The user changed something: evaluate (after `delay`) and keep the draft.
+ * @param {number} delay
+ */
+function edited(delay) {
+  draftArmed = true;
+  schedule(delay);
 }
 
 /** @param {number} delay */
@@ -72,48 +149,41 @@ function schedule(delay) {
   }, delay);
 }
 
+/** The resource text's documents (and the old text's), for an engine that takes one at a time. */
+function documents() {
+  const resources = splitDocuments(editor('resource').view.state);
+  return {
+    resources: resources.map((doc) => doc.text),
+    olds: splitDocuments(editor('old').view.state).map((doc) => doc.text),
+    labels: resources.map((doc) => doc.label),
+  };
+}
+
 async function evaluate() {
   const id = ++sequence;
-  inFlight?.abort();
-  const controller = new AbortController();
-  inFlight = controller;
   const state = currentState();
+  if (draftArmed) saveDraft(state);
   void saveToFragment(state);
   setStatus('busy', 'Evaluating…');
-  /** @type {Record<string, string>} */
-  const body = {
-    resourceManifest: state.resource,
-    modRules: state.rules,
-    operation: state.operation,
-  };
-  if (state.namespace !== '') body.namespace = state.namespace;
-  /** @type {{ ok: boolean, status: number, body: unknown }} */
+  /** @type {{ status: number, body: unknown }} */
   let reply;
   try {
-    const response = await fetch(DRYRUN_URL, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    /** @type {unknown} */
-    const answer = await response.json().catch(() => undefined);
-    reply = { ok: response.ok, status: response.status, body: answer };
+    reply = await runDryRun(state, documents);
   } catch (err) {
-    if (controller.signal.aborted || id !== sequence) return;
-    showError(`The server cannot be reached: ${err instanceof Error ? err.message : String(err)}`);
+    if (id !== sequence) return;
+    showError(`The dry run failed: ${err instanceof Error ? err.message : String(err)}`);
     return;
   }
   if (id !== sequence) return;
-  if (reply.ok) {
-    const read = readAnswer(reply.body);
+  if (reply.status === 200) {
+    const read = readResults(reply.body);
     if (read === undefined) {
-      showError(`The server's answer is not a dry-run result (HTTP ${String(reply.status)}).`);
+      showError(`The answer is not a dry-run result (HTTP ${String(reply.status)}).`);
       return;
     }
-    clearErrors();
+    errors.clear();
     results.classList.remove('stale');
-    showAnswer(read);
+    setTabSummary(showResults(read));
     setStatus('ok', 'Up to date');
     return;
   }
@@ -121,131 +191,92 @@ async function evaluate() {
     typeof reply.body === 'object' && reply.body !== null
       ? /** @type {Record<string, unknown>} */ (reply.body)
       : {};
-  const message = typeof record.error === 'string' ? record.error : `HTTP ${String(reply.status)}`;
   const code = typeof record.code === 'string' ? record.code : undefined;
-  showError(message, code);
+  showError(errorOf(reply.body) ?? `HTTP ${String(reply.status)}`, code);
 }
 
 /**
- * Shows an error next to the input it concerns (or above the results), and marks the results as
- * those of the last input that could be evaluated.
  * @param {string} message
  * @param {string} [code]
  */
 function showError(message, code) {
-  clearErrors();
   results.classList.add('stale');
   setStatus('error', 'Error');
-  const place = ERROR_PLACES.find((candidate) => candidate.prefix.test(message));
-  const box = byId(place?.box ?? 'general-error', HTMLElement);
-  const lines = message.split('\n').filter((line) => line !== '');
-  replace(
-    box,
-    el('strong', undefined, code === undefined ? 'Error' : `Error ${code}`),
-    lines.length === 1
-      ? el('div', 'error-text', lines[0])
-      : el('ul', undefined, ...lines.map((line) => el('li', 'error-text', line))),
-    place === undefined
-      ? ''
-      : el('div', 'hint', 'The results are from the last input that could be evaluated.'),
-  );
-  box.hidden = false;
-  for (const input of place?.inputs ?? []) input.setAttribute('aria-invalid', 'true');
-}
-
-function clearErrors() {
-  for (const id of ['rules-error', 'resource-error', 'request-error', 'general-error']) {
-    const box = byId(id, HTMLElement);
-    box.hidden = true;
-    box.replaceChildren();
-  }
-  for (const input of [rules, resource, namespace, operation]) {
-    input.removeAttribute('aria-invalid');
+  setTabSummary('Error');
+  const first = errors.show(message, code);
+  // Never leave an error below the visible area (unless the user is reading the results).
+  if (byId('layout', HTMLElement).dataset.view === 'inputs' || window.innerWidth > 960) {
+    const box = first.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) first.scrollIntoView({ block: 'center' });
   }
 }
 
-/** Last fragment written, so that only real changes touch the history entry. */
-let savedFragment = '';
-
-/** @param {import('./share.js').PlaygroundState} state */
-async function saveToFragment(state) {
-  const fragment = await encodeState(state);
-  if (fragment === undefined) {
-    setShareNote('Too large to share in a link');
-    return;
+/**
+ * Reads a share link into the editors (a fragment the playground did not make is ignored); with
+ * `undo`, what it replaced can be restored.
+ * @param {boolean} undo
+ * @returns {Promise<boolean>} whether the editors were set from the link
+ */
+async function loadFromFragment(undo) {
+  const read = await readFragment();
+  if (read === undefined) return false;
+  if (!read.ok) {
+    showNotice(`This link's content cannot be read: ${read.reason}. Your editors are unchanged.`);
+    return false;
   }
-  setShareNote('');
-  if (fragment === savedFragment) return;
-  savedFragment = fragment;
-  history.replaceState(null, '', `#${fragment}`);
+  if (undo) replaceWithUndo(read.state, 'Opened the shared link');
+  else applyState(read.state);
+  return true;
 }
 
-/** @param {string} note */
-function setShareNote(note) {
-  const button = byId('copy-link', HTMLButtonElement);
-  button.disabled = note !== '';
-  button.title = note;
+function loadChosen() {
+  const entry = library.find((candidate) => candidate.id === picker.value);
+  if (entry === undefined) return;
+  replaceWithUndo(entry.apply(currentState()), `Loaded “${entry.title}”`);
 }
 
-async function loadFromFragment() {
-  const fragment = location.hash.slice(1);
-  if (fragment === '' || fragment === savedFragment) {
-    if (fragment === '') applyState(EXAMPLE);
-    return;
-  }
-  const decoded = await decodeState(fragment);
-  if (decoded.ok) {
-    savedFragment = fragment;
-    applyState(decoded.state);
-    return;
-  }
-  applyState(EXAMPLE);
-  const notice = byId('notice', HTMLElement);
-  replace(notice, `This link's content cannot be read: ${decoded.reason}. Showing the example.`);
-  notice.hidden = false;
-}
-
-async function copyLink() {
-  try {
-    await navigator.clipboard.writeText(location.href);
-    setStatus('ok', 'Link copied');
-  } catch {
-    setStatus('error', 'Copy the link from the address bar');
-  }
-}
-
-function start() {
-  for (const input of [rules, resource, namespace]) {
-    input.addEventListener('input', () => {
-      schedule(DEBOUNCE_MS);
-    });
-  }
-  operation.addEventListener('change', () => {
-    schedule(0);
+async function start() {
+  startViewTabs();
+  namespace.addEventListener('input', () => {
+    noticeEdited();
+    edited(DEBOUNCE_MS);
   });
-  for (const editor of [rules, resource]) {
-    editor.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        schedule(0);
-      }
-    });
-  }
+  operation.addEventListener('change', () => {
+    noticeEdited();
+    edited(0);
+  });
   byId('copy-link', HTMLButtonElement).addEventListener('click', () => {
     void copyLink();
   });
-  byId('load-example', HTMLButtonElement).addEventListener('click', () => {
-    applyState(EXAMPLE);
-    schedule(0);
-  });
+  fillPicker(picker, library);
+  byId('load-example', HTMLButtonElement).addEventListener('click', loadChosen);
   window.addEventListener('hashchange', () => {
-    void loadFromFragment().then(() => {
-      schedule(0);
-    });
+    void loadFromFragment(true);
   });
-  void loadFromFragment().then(() => {
-    schedule(0);
+  void serverRulesEntry().then((entry) => {
+    if (entry === undefined) return;
+    library = [...library, entry];
+    fillPicker(picker, library);
   });
+
+  const draft = loadDraft();
+  const fromLink = await loadFromFragment(false);
+  if (fromLink && draft !== undefined && !sameState(draft, currentState())) {
+    draftArmed = false;
+    showNotice('Opened a shared link; your own draft is kept.', [
+      {
+        label: 'Restore my draft',
+        run: () => {
+          replaceWithUndo(draft, 'Restored your draft');
+        },
+      },
+    ]);
+  } else if (!fromLink) {
+    applyState(draft ?? EXAMPLE);
+  }
+  showView('inputs', false);
+  schedule(0);
 }
 
-start();
+exposeEvaluate();
+void start();

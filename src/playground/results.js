@@ -117,26 +117,40 @@ function rejectionItem(rejection) {
 }
 
 /**
+ * The outcome of an answer in a few words, and its kind.
  * @param {DryRunAnswer} answer
+ * @returns {{ kind: 'rejected' | 'patched' | 'unchanged', text: string }}
  */
-function showSummary(answer) {
-  const summary = byId('summary', HTMLElement);
+export function outcomeOf(answer) {
   const failed =
     answer.failures.length === 0
       ? ''
       : ` · ${String(answer.failures.length)} rule${answer.failures.length === 1 ? '' : 's'} failed`;
   if (answer.rejections.length > 0) {
-    summary.dataset.outcome = 'rejected';
     const count = answer.rejections.length;
-    replace(summary, `Rejected by ${String(count)} rule${count === 1 ? '' : 's'}${failed}`);
-  } else if (answer.patch.length > 0) {
-    summary.dataset.outcome = 'patched';
-    const count = answer.patch.length;
-    replace(summary, `Patched: ${String(count)} operation${count === 1 ? '' : 's'}${failed}`);
-  } else {
-    summary.dataset.outcome = 'unchanged';
-    replace(summary, `No change${failed}`);
+    return {
+      kind: 'rejected',
+      text: `Rejected by ${String(count)} rule${count === 1 ? '' : 's'}${failed}`,
+    };
   }
+  if (answer.patch.length > 0) {
+    const count = answer.patch.length;
+    return {
+      kind: 'patched',
+      text: `Patched: ${String(count)} operation${count === 1 ? '' : 's'}${failed}`,
+    };
+  }
+  return { kind: 'unchanged', text: `No change${failed}` };
+}
+
+/**
+ * @param {DryRunAnswer} answer
+ */
+function showSummary(answer) {
+  const summary = byId('summary', HTMLElement);
+  const outcome = outcomeOf(answer);
+  summary.dataset.outcome = outcome.kind;
+  replace(summary, outcome.text);
 }
 
 /**

@@ -10,6 +10,9 @@
  * @property {string} resource the resource, YAML
  * @property {string} namespace request namespace ('' for the resource's)
  * @property {'CREATE' | 'UPDATE' | 'DELETE'} operation
+ * @property {string} namespaceManifest the Namespace manifest for syntheticRefs, YAML ('' for none)
+ * @property {string} nodeManifest the Node manifest for syntheticRefs, YAML ('' for none)
+ * @property {string} old the object before an UPDATE or the one a DELETE removes ('' for none)
  */
 
 /** @typedef {{ ok: true, state: PlaygroundState } | { ok: false, reason: string }} DecodeResult */
@@ -35,12 +38,25 @@ export async function encodeState(state) {
     o: state.resource,
     n: state.namespace,
     p: state.operation,
+    ...(state.namespaceManifest === '' ? {} : { s: state.namespaceManifest }),
+    ...(state.nodeManifest === '' ? {} : { d: state.nodeManifest }),
+    ...(state.old === '' ? {} : { u: state.old }),
   });
   if (json.length > MAX_STATE_CHARS) return undefined;
   const stream = new Blob([json]).stream().pipeThrough(new CompressionStream('deflate'));
   const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
   const fragment = FRAGMENT_PREFIX + toBase64Url(bytes);
   return fragment.length > MAX_FRAGMENT_CHARS ? undefined : fragment;
+}
+
+/**
+ * Whether a fragment (without `#`) is one this playground made: only those are read as a state;
+ * any other (`#results`, an anchor) is an ordinary in-page link and leaves the editors alone.
+ * @param {string} fragment
+ * @returns {boolean}
+ */
+export function isShareFragment(fragment) {
+  return fragment.startsWith(FRAGMENT_PREFIX);
 }
 
 /**
@@ -95,6 +111,15 @@ function readState(value) {
   if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) {
     return { ok: false, reason: 'the link names an unknown operation' };
   }
+  // Members added after the first links were made: optional, '' when absent.
+  const { s: namespaceManifest = '', d: nodeManifest = '', u: old = '' } = record;
+  if (
+    typeof namespaceManifest !== 'string' ||
+    typeof nodeManifest !== 'string' ||
+    typeof old !== 'string'
+  ) {
+    return { ok: false, reason: 'the link does not hold a playground state' };
+  }
   return {
     ok: true,
     state: {
@@ -102,6 +127,9 @@ function readState(value) {
       resource,
       namespace,
       operation: /** @type {PlaygroundState['operation']} */ (operation),
+      namespaceManifest,
+      nodeManifest,
+      old,
     },
   };
 }

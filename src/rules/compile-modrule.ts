@@ -1,12 +1,8 @@
-import {
-  formatFieldErrors,
-  validateModRule,
-  type DefaultedModRule,
-  type FieldError,
-} from '../api/index.js';
+import { formatFieldErrors, type DefaultedModRule, type FieldError } from '../api/index.js';
 import { describeError, errorCatalog, KubemodError } from '../errors/catalog.js';
 import type { Compilers } from '../engine/compilers.js';
 import { compileRule, RuleCompileError, type CompiledRule } from '../engine/rule.js';
+import { validateModRule } from '../engine/validate-modrule.js';
 
 export type ModRuleCheck =
   | { readonly ok: true; readonly modRule: DefaultedModRule; readonly rule: CompiledRule }

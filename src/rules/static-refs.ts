@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describeError, KubemodError } from '../errors/catalog.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { parseDocuments } from '../engine/load-rules.js';
-import type { SyntheticRefLookups } from '../webhook/dependencies.js';
+import type { SyntheticRefLookups } from '../engine/evaluate.js';
 
 /** Lookups that know nothing (standalone mode without --refs). */
 export const NO_REFS: SyntheticRefLookups = Object.freeze({

@@ -11,7 +11,7 @@ import {
 } from './admission-review.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
 import { errorAnswer, requestTooLarge } from './errors.js';
-import type { LoopSlicing } from './dependencies.js';
+import type { LoopSlicing } from './loop-slicing.js';
 import { parseJsonBodySliced } from './json-body.js';
 
 /** One admission webhook: its metrics label and its handler. */

@@ -6,6 +6,9 @@ import type { RequestResult } from '../observability/metrics.js';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
 import type { LoopSlicing, RuleFailureContext, WebhookDependencies } from './dependencies.js';
 import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluation.js';
+import { ruleWarnings } from './admission-warnings.js';
+import { failClosedCandidates, notEvaluatedRefusals } from './fail-closed.js';
+import { refusalText, ruleOfRejection } from '../engine/enforcement.js';
 
 export interface HandlerOutcome {
   readonly response: AdmissionResponse;
@@ -21,8 +24,10 @@ export function rejectionMessage(rejections: readonly string[]): string {
 
 /**
  * The mutating "dragnet" webhook: runs the engine on the object (on oldObject for DELETE) and
- * answers with the patch, a 403 rejection, or a plain allow. An internal failure allows the
- * request unchanged with a warning: the operator must never block the cluster. The evaluation is
+ * answers with the patch, a 403 rejection, or a plain allow; Reject rules in Warn mode add
+ * admission warnings, in Audit mode they are only counted. An internal failure allows the
+ * request unchanged with a warning (the operator must never block the cluster), unless a rule
+ * with failure policy Fail applies: then the request is refused, naming it. The evaluation is
  * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
  * requests that arrive meanwhile are answered in between (`slicing`, made once per server).
  */
@@ -44,16 +49,20 @@ export async function handleDragnet(
     );
     return { response: { allowed: true }, result: 'skipped' };
   }
+  const kind = request.kind?.kind ?? (typeof object.kind === 'string' ? object.kind : undefined);
+  const namespace = admissionNamespace(kind, request.namespace);
+  const query = { namespace, kind, operation: operation as AdmissionOperation };
   if (waitedMs > deps.limits.deadlineMs) {
-    const warning = `kubemod-ts: request not evaluated, it waited ${String(Math.round(waitedMs))}ms (deadline ${String(deps.limits.deadlineMs)}ms)`;
+    const waited = `it waited ${String(Math.round(waitedMs))}ms (deadline ${String(deps.limits.deadlineMs)}ms)`;
+    const refused = refuseNotEvaluated(query, `request not evaluated, ${waited}`, deps);
+    if (refused !== undefined) return refused;
     deps.logger.warn(
       { uid: request.uid, waitedMs, deadlineMs: deps.limits.deadlineMs },
       'request past its deadline; allowed unchanged',
     );
+    const warning = `kubemod-ts: request not evaluated, ${waited}`;
     return { response: { allowed: true, warnings: [warning] }, result: 'error' };
   }
-  const kind = request.kind?.kind ?? (typeof object.kind === 'string' ? object.kind : undefined);
-  const namespace = admissionNamespace(kind, request.namespace);
   const context: RuleFailureContext = {
     uid: request.uid,
     operation,
@@ -76,6 +85,8 @@ export async function handleDragnet(
   } catch (err) {
     // A catalogued error here is the request's own budget (work or depth outside any rule).
     const known = err instanceof KubemodError;
+    const refused = refuseNotEvaluated(query, describeError(err), deps);
+    if (refused !== undefined) return refused;
     deps.logger[known ? 'warn' : 'error'](
       { uid: request.uid, kind, namespace, name: context.name, err },
       known
@@ -116,15 +127,45 @@ export function failedRulesWarning(rules: readonly string[]): string {
   return text;
 }
 
+/**
+ * A request that could not be evaluated (past its deadline, or failed as a whole) is refused when
+ * a rule with failure policy Fail applies to it, naming those rules and the reason; undefined
+ * otherwise (the request is then allowed unchanged, as the webhook's own failurePolicy would).
+ */
+function refuseNotEvaluated(
+  query: Parameters<typeof failClosedCandidates>[1],
+  reason: string,
+  deps: WebhookDependencies,
+): HandlerOutcome | undefined {
+  let rules: string[];
+  try {
+    rules = failClosedCandidates(deps.store(), query);
+  } catch {
+    // The rules cannot even be looked up (an internal error): allowed, as before.
+    return undefined;
+  }
+  if (rules.length === 0) return undefined;
+  for (const rule of rules) deps.metrics.ruleResult(rule, 'refused');
+  deps.logger.warn(
+    { rules, kind: query.kind, namespace: query.namespace, reason },
+    'request could not be evaluated; refused by ModRule(s) with failure policy Fail',
+  );
+  const message = rejectionMessage(notEvaluatedRefusals(rules, reason));
+  return { response: { allowed: false, status: { code: 403, message } }, result: 'refused' };
+}
+
 function answer(
   result: EvaluationResult,
   context: RuleFailureContext,
   deps: WebhookDependencies,
 ): HandlerOutcome {
   const outcome = decide(result, context, deps);
-  if (result.failures.length === 0) return outcome;
-  const failed = [...new Set(result.failures.map((f) => f.rule))];
-  const warnings = [...(outcome.response.warnings ?? []), failedRulesWarning(failed)];
+  const warnings = [...(outcome.response.warnings ?? []), ...ruleWarnings(result.warnings)];
+  // Rules whose failure refused the request were not skipped: the refusal names them.
+  const refusing = new Set(result.rejections);
+  const skipped = result.failures.filter((f) => !refusing.has(refusalText(f))).map((f) => f.rule);
+  if (skipped.length > 0) warnings.push(failedRulesWarning([...new Set(skipped)]));
+  if (warnings.length === 0) return outcome;
   return { ...outcome, response: { ...outcome.response, warnings } };
 }
 
@@ -134,8 +175,14 @@ function decide(
   deps: WebhookDependencies,
 ): HandlerOutcome {
   const { logger, metrics } = deps;
+  const rejections = new Set(result.rejections);
+  const refusals = new Set<string>();
   for (const failure of result.failures) {
+    const refusal = refusalText(failure);
+    const failClosed = failure.failurePolicy === 'Fail' && rejections.has(refusal);
+    if (failClosed) refusals.add(refusal);
     metrics.ruleFailed(failure.rule, failure.code);
+    metrics.ruleResult(failure.rule, failClosed ? 'refused' : 'failed');
     logger.warn(
       {
         uid: context.uid,
@@ -144,7 +191,9 @@ function decide(
         code: failure.code,
         object: objectRef(context),
       },
-      `ModRule ${failure.rule} failed and was skipped: ${failure.message}`,
+      failClosed
+        ? `ModRule ${failure.rule} failed; its failure policy is Fail, the request is refused: ${failure.message}`
+        : `ModRule ${failure.rule} failed and was skipped: ${failure.message}`,
     );
     try {
       deps.onRuleFailure?.(failure, context);
@@ -152,14 +201,37 @@ function decide(
       logger.error({ err, rule: failure.rule }, 'onRuleFailure hook failed');
     }
   }
+  for (const warning of result.warnings) metrics.ruleResult(ruleOfRejection(warning), 'warned');
+  for (const audit of result.audited) metrics.ruleResult(ruleOfRejection(audit), 'audited');
+  if (result.warnings.length > 0 || result.audited.length > 0) {
+    logger.info(
+      {
+        uid: context.uid,
+        object: objectRef(context),
+        warnings: result.warnings,
+        audited: result.audited,
+      },
+      'Reject rules in Warn or Audit mode matched; not enforced',
+    );
+  }
   if (result.rejections.length > 0) {
-    for (const rejection of result.rejections) metrics.ruleRejected(ruleOfRejection(rejection));
+    let enforced = 0;
+    for (const rejection of result.rejections) {
+      // A fail-closed refusal was counted with its failure above.
+      if (refusals.has(rejection)) continue;
+      enforced += 1;
+      metrics.ruleRejected(ruleOfRejection(rejection));
+      metrics.ruleResult(ruleOfRejection(rejection), 'rejected');
+    }
     const message = rejectionMessage(result.rejections);
     logger.info(
       { uid: context.uid, object: objectRef(context), rejections: result.rejections },
       'operation rejected',
     );
-    return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
+    return {
+      response: { allowed: false, status: { code: 403, message } },
+      result: enforced > 0 ? 'rejected' : 'refused',
+    };
   }
   if (result.patch.length === 0) return { response: { allowed: true }, result: 'allowed' };
   if (context.operation === 'DELETE') {
@@ -170,7 +242,10 @@ function decide(
     );
     return { response: { allowed: true }, result: 'allowed' };
   }
-  for (const applied of result.applied) metrics.rulePatched(applied.rule);
+  for (const applied of result.applied) {
+    metrics.rulePatched(applied.rule);
+    metrics.ruleResult(applied.rule, 'patched');
+  }
   logger.info(
     {
       uid: context.uid,
@@ -181,12 +256,6 @@ function decide(
     'patch applied',
   );
   return { response: { allowed: true, patch: result.patch }, result: 'patched' };
-}
-
-/** `ns/name: "message"` or `ns/name` → `ns/name` (names and namespaces cannot contain ':'). */
-function ruleOfRejection(rejection: string): string {
-  const colon = rejection.indexOf(':');
-  return colon === -1 ? rejection : rejection.slice(0, colon);
 }
 
 function objectRef(context: RuleFailureContext): {

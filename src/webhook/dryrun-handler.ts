@@ -4,26 +4,25 @@ import {
   type EvaluationRequest,
   type EvaluationResult,
   type RuleFailure,
+  type SyntheticRefLookups,
   type SyntheticRefs,
 } from '../engine/evaluate.js';
 import { explainEvaluation, type ExplainDocument } from '../engine/explain/index.js';
-import {
-  isJsonObject,
-  type JsonObject,
-  type JsonPatchOperation,
-  type JsonValue,
-} from '../engine/json.js';
-import { RuleStore } from '../engine/store.js';
-import { checkModRule, describeInvalidModRule } from '../rules/compile-modrule.js';
-import type { WebhookDependencies } from './dependencies.js';
+import { isJsonObject, type JsonPatchOperation, type JsonValue } from '../engine/json.js';
+import type { WebhookLimits } from './webhook-limits.js';
 import { dryRunDiff, dryRunYaml } from './dryrun-diff.js';
-import { readDryRunRequest, type DryRunRequest } from './dryrun-request.js';
-import { httpStatusOf } from './errors.js';
 import {
-  lookupSyntheticRefs,
-  syntheticRefNames,
-  type SyntheticRefNames,
-} from './synthetic-refs.js';
+  mergeSyntheticRefs,
+  namesToLookUp,
+  prepareDryRun,
+  type PreparedDryRun,
+  type PreparedResource,
+} from './dryrun-prepare.js';
+import type { DryRunRequest } from './dryrun-request.js';
+import { httpStatusOf } from './errors.js';
+import { lookupSyntheticRefs } from './synthetic-refs.js';
+
+export { prepareDryRun, type PreparedDryRun } from './dryrun-prepare.js';
 
 /** A rule that failed while evaluating (template error, work limit, …) and was skipped. */
 export interface DryRunFailure {
@@ -34,16 +33,27 @@ export interface DryRunFailure {
   /** Catalog code, e.g. KM5002 for a work limit. */
   readonly code: string;
   readonly message: string;
+  /** The rule's failure policy: with Fail, the failure refuses the request (see `rejections`). */
+  readonly failurePolicy: 'Ignore' | 'Fail';
 }
 
 /**
  * Body of a `PUT /v1/dryrun` answer: KubeMod web app format (`patch`, `diff`, `rejections`) plus
- * `failures`, the rules that failed and were skipped (the others still applied).
+ * `warnings` and `audited` (Reject rules in Warn and Audit mode) and `failures`, the rules that
+ * failed (skipped, or refusing the request when their failure policy is Fail).
  */
 export interface DryRunResponse {
   readonly patch: JsonPatchOperation[];
   readonly diff: string;
+  /**
+   * What refuses the request: matching Reject rules in Enforce mode, then rules with failure
+   * policy Fail that could not be evaluated (`<ns>/<name>: "could not be evaluated …"`).
+   */
   readonly rejections: string[];
+  /** Matching Reject rules in Warn mode (`<ns>/<name>: "<message>"`): admitted with these warnings. */
+  readonly warnings: string[];
+  /** Matching Reject rules in Audit mode, same format: admitted silently, counted. */
+  readonly audited: string[];
   readonly failures: DryRunFailure[];
   /** The patched object as YAML (keys sorted, as in the diff); only for a resource sent as YAML. */
   readonly patchedYaml?: string;
@@ -56,43 +66,31 @@ export interface DryRunOptions {
   readonly explain?: boolean | undefined;
 }
 
-/**
- * Kinds evaluated as cluster-scoped when the manifest has no namespace. Any other kind without
- * `metadata.namespace` is evaluated in `default`, as kubectl would create it.
- */
-const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'StorageClass',
-  'CustomResourceDefinition',
-  'PriorityClass',
-  'IngressClass',
-  'RuntimeClass',
-  'CSIDriver',
-  'CSINode',
-  'VolumeAttachment',
-  'APIService',
-  'MutatingWebhookConfiguration',
-  'ValidatingWebhookConfiguration',
-]);
-
 /** What a dry run needs besides its body: the webhook's limits, cluster namespace and clock. */
-export type DryRunDependencies = Pick<WebhookDependencies, 'clusterNamespace' | 'clock'> & {
-  readonly limits: Pick<WebhookDependencies['limits'], 'template' | 'work'>;
-};
-
-/** A dry-run body read and its ModRules compiled, before the syntheticRefs are looked up. */
-export interface PreparedDryRun {
-  readonly request: DryRunRequest;
-  /** The namespace the resource is evaluated in (undefined for a cluster-scoped kind). */
-  readonly namespace: string | undefined;
-  readonly store: RuleStore;
-  /** The Namespace and Node manifests the evaluation's syntheticRefs are made of. */
-  readonly refNames: SyntheticRefNames;
+export interface DryRunDependencies {
+  readonly clusterNamespace: string;
+  /** Milliseconds; defaults to performance.now-based monotonic time. */
+  readonly clock?: (() => number) | undefined;
+  readonly limits: Pick<WebhookLimits, 'template' | 'work'>;
 }
+
+/** The result for one resource of a dry run of several: which one, and its answer. */
+export type DryRunResourceResponse = {
+  /** The resource's kind, name and request namespace, as far as its manifest says. */
+  readonly kind?: string;
+  readonly name?: string;
+  readonly namespace?: string;
+} & DryRunResponse;
+
+/**
+ * The answer to a dry run of several resources (a multi-document `resourceManifest` or a List):
+ * a result per resource, in order. A single resource is answered with a DryRunResponse.
+ */
+export interface DryRunMultiResponse {
+  readonly results: DryRunResourceResponse[];
+}
+
+export type DryRunAnswer = DryRunResponse | DryRunMultiResponse;
 
 /**
  * `{resourceManifest, modRules}` → `{patch, diff, rejections, failures}` (see readDryRunRequest
@@ -106,55 +104,55 @@ export interface PreparedDryRun {
  */
 export function handleDryRun(
   body: JsonValue,
-  deps: DryRunDependencies & Pick<WebhookDependencies, 'refs'>,
+  deps: DryRunDependencies & { readonly refs: SyntheticRefLookups },
   options: DryRunOptions = {},
-): DryRunResponse {
+): DryRunAnswer {
   const prepared = prepareDryRun(body, deps);
-  return completeDryRun(prepared, lookupSyntheticRefs(prepared.refNames, deps.refs), deps, options);
+  const given = prepared.request.syntheticRefs;
+  const refs = prepared.items.map((item) =>
+    mergeSyntheticRefs(
+      item.refNames,
+      given,
+      lookupSyntheticRefs(namesToLookUp(item.refNames, given), deps.refs),
+    ),
+  );
+  return completeDryRun(prepared, refs, deps, options);
 }
 
-/** Reads a dry-run body and compiles its ModRules; throws INPUT_INVALID as handleDryRun does. */
-export function prepareDryRun(
-  body: JsonValue,
-  deps: Pick<DryRunDependencies, 'clusterNamespace'>,
-): PreparedDryRun {
-  const request = readDryRunRequest(body);
-  const { resource, modRules } = request;
-  const namespace = request.namespace ?? requestNamespace(resource);
-  const store = new RuleStore({ clusterNamespace: deps.clusterNamespace });
-  const problems: string[] = [];
-  modRules.forEach((raw, index) => {
-    const check = checkModRule(raw, {
-      clusterNamespace: deps.clusterNamespace,
-      defaultNamespace: namespace ?? 'default',
-    });
-    if (!check.ok) {
-      problems.push(
-        `modRules[${String(index)}]: ${describeInvalidModRule(check.key, check.errors)}`,
-      );
-      return;
-    }
-    if (store.get(check.rule.namespace, check.rule.name) !== undefined) {
-      problems.push(`modRules[${String(index)}]: ModRule ${check.rule.key} is defined twice`);
-      return;
-    }
-    store.put(check.rule);
-  });
-  if (problems.length > 0) throw invalid(problems.join('\n'));
-  return { request, namespace, store, refNames: syntheticRefNames(resource, namespace) };
-}
-
-/** Evaluates a prepared dry run with its syntheticRefs and builds the answer. */
+/**
+ * Evaluates a prepared dry run, each resource with its syntheticRefs (`refs[i]` for
+ * `prepared.items[i]`), and builds the answer: one DryRunResponse for a single resource, a result
+ * per resource when the body sent several.
+ */
 export function completeDryRun(
   prepared: PreparedDryRun,
-  syntheticRefs: SyntheticRefs,
+  refs: readonly SyntheticRefs[],
   deps: DryRunDependencies,
   options: DryRunOptions = {},
+): DryRunAnswer {
+  const answers = prepared.items.map((item, i) =>
+    completeOne(prepared.request, item, refs[i] ?? {}, deps, options),
+  );
+  if (!prepared.request.multi) {
+    const [only] = answers;
+    if (only !== undefined) return only;
+  }
+  return {
+    results: answers.map((answer, i) => ({ ...identity(prepared.items[i]), ...answer })),
+  };
+}
+
+function completeOne(
+  request: DryRunRequest,
+  item: PreparedResource,
+  syntheticRefs: SyntheticRefs,
+  deps: DryRunDependencies,
+  options: DryRunOptions,
 ): DryRunResponse {
-  const { request, namespace, store } = prepared;
-  const { resource, operation } = request;
+  const { namespace, store } = item;
+  const resource = item.resource.object;
   const evaluation: EvaluationRequest = {
-    operation,
+    operation: request.operation,
     namespace,
     object: resource,
     syntheticRefs,
@@ -174,10 +172,33 @@ export function completeDryRun(
     patch: result.patch,
     diff: dryRunDiff(resource, result.patched, meterOptions),
     rejections: result.rejections,
+    warnings: result.warnings,
+    audited: result.audited,
     failures: result.failures.map(dryRunFailure),
     ...(request.yaml ? { patchedYaml: dryRunYaml(result.patched, meterOptions) } : {}),
     ...(explanation === undefined ? {} : { explain: explanation }),
   };
+}
+
+/** The kind, name and request namespace of a resource, for its result among several. */
+function identity(item: PreparedResource | undefined): {
+  kind?: string;
+  name?: string;
+  namespace?: string;
+} {
+  if (item === undefined) return {};
+  const object = item.resource.object;
+  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+  return {
+    ...(typeof object.kind === 'string' ? { kind: object.kind } : {}),
+    ...(typeof metadata.name === 'string' ? { name: metadata.name } : {}),
+    ...(item.namespace === undefined ? {} : { namespace: item.namespace }),
+  };
+}
+
+/** Whether an answer is the result of several resources. */
+export function isMultiAnswer(answer: DryRunAnswer): answer is DryRunMultiResponse {
+  return 'results' in answer;
 }
 
 /**
@@ -219,17 +240,6 @@ function dryRunFailure(failure: RuleFailure): DryRunFailure {
     field: failure.field ?? 'spec',
     code: failure.code,
     message: failure.message,
+    failurePolicy: failure.failurePolicy,
   };
-}
-
-function requestNamespace(resource: JsonObject): string | undefined {
-  const metadata = resource.metadata;
-  const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
-  if (typeof namespace === 'string' && namespace !== '') return namespace;
-  const kind = resource.kind;
-  return typeof kind === 'string' && CLUSTER_SCOPED_KINDS.has(kind) ? undefined : 'default';
-}
-
-function invalid(message: string): KubemodError {
-  return new KubemodError('INPUT_INVALID', message);
 }

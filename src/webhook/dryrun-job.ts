@@ -4,10 +4,12 @@ import type { SyntheticRefs } from '../engine/evaluate.js';
 import type { RequestResult } from '../observability/metrics.js';
 import {
   completeDryRun,
-  prepareDryRun,
+  isMultiAnswer,
+  type DryRunAnswer,
   type DryRunDependencies,
   type DryRunOptions,
 } from './dryrun-handler.js';
+import { mergeSyntheticRefs, namesToLookUp, needsLookUp, prepareDryRun } from './dryrun-prepare.js';
 import { parseJsonBody } from './json-body.js';
 import type { SyntheticRefNames } from './synthetic-refs.js';
 
@@ -53,22 +55,30 @@ export async function runDryRunJob(
   try {
     const parsed = parseJsonBody(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     const prepared = prepareDryRun(parsed, deps);
-    const refs = needsRefs(prepared.refNames) ? await fetchRefs(prepared.refNames) : {};
+    const given = prepared.request.syntheticRefs;
+    const refs: SyntheticRefs[] = [];
+    for (const item of prepared.items) {
+      const names = namesToLookUp(item.refNames, given);
+      const looked = needsLookUp(names) ? await fetchRefs(names) : {};
+      refs.push(mergeSyntheticRefs(item.refNames, given, looked));
+    }
     const answer = completeDryRun(prepared, refs, deps, options);
     return {
       ok: true,
       json: jsonText(answer),
       operation: prepared.request.operation,
-      result:
-        answer.rejections.length > 0 ? 'rejected' : answer.patch.length > 0 ? 'patched' : 'allowed',
+      result: resultOf(answer),
     };
   } catch (err) {
     return { ok: false, error: serializeError(err) };
   }
 }
 
-function needsRefs(names: SyntheticRefNames): boolean {
-  return names.namespace !== undefined || names.node !== undefined;
+/** The metric result of an answer: rejected if any resource was, else patched if any was. */
+function resultOf(answer: DryRunAnswer): 'allowed' | 'patched' | 'rejected' {
+  const answers = isMultiAnswer(answer) ? answer.results : [answer];
+  if (answers.some((one) => one.rejections.length > 0)) return 'rejected';
+  return answers.some((one) => one.patch.length > 0) ? 'patched' : 'allowed';
 }
 
 /** JSON.stringify, refusing a value too deep to write (V8 overflows its stack) as DEPTH_LIMIT. */

@@ -1,9 +1,10 @@
 import type { Logger } from '../observability/logger.js';
-import type { SyntheticRefLookups, WebhookLimits } from './dependencies.js';
 import type { DryRunDependencies, DryRunOptions } from './dryrun-handler.js';
 import { runDryRunJob, type DryRunJobResult } from './dryrun-job.js';
+import type { SyntheticRefLookups } from '../engine/evaluate.js';
 import { lookupSyntheticRefs } from './synthetic-refs.js';
 import type { HelperThreadPriority } from './thread-priority.js';
+import type { WebhookLimits } from './webhook-limits.js';
 
 /** Runs `PUT /v1/dryrun` requests somewhere (a worker thread, or in process for tests). */
 export interface DryRunRunner {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { JsonObject } from '../engine/json.js';
-import { DEFAULT_DRYRUN_WORKER_LIMITS, type DryRunWorkerLimits } from './dependencies.js';
+import { DEFAULT_DRYRUN_WORKER_LIMITS, type DryRunWorkerLimits } from './webhook-limits.js';
 import type { DryRunOptions } from './dryrun-handler.js';
 import { serializeError, type DryRunJobResult, type SerializedError } from './dryrun-job.js';
 import type { DryRunRunner, DryRunRunnerDependencies } from './dryrun-runner.js';

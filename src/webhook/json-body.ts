@@ -1,7 +1,7 @@
 import { KubemodError } from '../errors/catalog.js';
 import type { JsonValue } from '../engine/json.js';
 import { exceedsJsonDepth, jsonNestingDepth, MAX_JSON_DEPTH } from '../engine/json-depth.js';
-import type { LoopSlicing } from './dependencies.js';
+import type { LoopSlicing } from './loop-slicing.js';
 import { parseJsonSliced } from './incremental-json.js';
 
 /**

@@ -1,4 +1,5 @@
-import { DEFAULT_ADMISSION_OPERATIONS, validateModRule } from '../api/index.js';
+import { DEFAULT_ADMISSION_OPERATIONS } from '../api/index.js';
+import { validateModRule } from '../engine/validate-modrule.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { createJsonPatch } from '../engine/patch/index.js';
 import { checkModRule, describeInvalidModRule } from '../rules/compile-modrule.js';

@@ -38,8 +38,11 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
 };
 
-/** Largest total size of the page's files: they are a few tens of KB. */
-const MAX_TOTAL_BYTES = 1024 * 1024;
+/**
+ * Largest total size of the page's files: the bundle (editor, in-browser engine with its RE2
+ * port, the recipes) is about a megabyte; four leave room without letting a stray file in.
+ */
+const MAX_TOTAL_BYTES = 4 * 1024 * 1024;
 
 /**
  * Reads the page's files (top level of `dir`, by extension) once, at startup: requests are then

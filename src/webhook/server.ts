@@ -38,6 +38,7 @@ import { budgetedListener, createBodyBudget, inFlightBodyBytes } from './body-bu
 import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
 import { handlePodBinding } from './podbinding-handler.js';
 import { playgroundHandler } from './playground-route.js';
+import { serverRulesHandler } from './playground-server-rules.js';
 
 export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './server-timeouts.js';
 export {
@@ -220,7 +221,10 @@ function buildApp(deps: WebhookDependencies): AppState {
       .type('text/plain')
       .send(ready ? 'ok' : 'not ready');
   });
-  if (deps.playground !== undefined) app.use(playgroundHandler(deps.playground));
+  if (deps.playground !== undefined) {
+    if (deps.serverRules !== undefined) app.use(serverRulesHandler(deps.serverRules));
+    app.use(playgroundHandler(deps.playground));
+  }
   app.use((req: Request, res: Response) => {
     sendError(res, 404, `no route for ${req.method} ${req.path}`, 'KM6003');
   });

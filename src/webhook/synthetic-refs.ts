@@ -1,6 +1,5 @@
 import { isJsonObject, type JsonObject } from '../engine/json.js';
-import type { SyntheticRefs } from '../engine/evaluate.js';
-import type { SyntheticRefLookups } from './dependencies.js';
+import type { SyntheticRefLookups, SyntheticRefs } from '../engine/evaluate.js';
 
 /** Annotation through which a Pod names the node it runs on (set by the podbinding webhook). */
 export const NODE_NAME_ANNOTATION = 'ref.kubemod.io/nodename';

@@ -1,16 +1,21 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAYGROUND_CSP } from '../../src/webhook/playground-route.js';
+import { playgroundHtmlCsp } from '../../src/webhook/playground-route.js';
 import { launchChromium } from './support/chromium.js';
+import {
+  ARTIFACTS,
+  editorText,
+  openPlayground,
+  screenshot,
+  setEditor,
+  textOf as textIn,
+  waitForText as waitIn,
+} from './support/playground-page.js';
 import { startServe, type ServeProcess } from './support/serve-process.js';
 
 // The playground page in headless Chromium (Debian's chromium package), served by a real
-// `kubemod-ts serve` process: typing in the editors, the live results, errors next to the
-// editors, the link that holds the state. Screenshots go to test-results/.
-
-const artifacts = fileURLToPath(new URL('../../test-results/', import.meta.url));
+// `kubemod-ts serve` process: editing the CodeMirror editors, the live results, errors next to
+// and in the editors, the link that holds the state. Screenshots go to test-results/.
 
 const PATCH_RULE = `apiVersion: api.kubemod.io/v1beta1
 kind: ModRule
@@ -72,50 +77,14 @@ let page: Page;
 /** Console errors and uncaught exceptions of every page opened, and CSP violations. */
 const problems: string[] = [];
 
-async function openPage(fragment = ''): Promise<Page> {
-  const opened = await browser.newPage();
-  opened.on('pageerror', (err) => problems.push(`page error: ${String(err)}`));
-  opened.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    // Chromium logs every non-2xx fetch; the 400s of invalid input are expected.
-    const source = message.location().url ?? '';
-    if (message.text().includes('status of 400') && source.includes('/v1/dryrun')) return;
-    problems.push(`console: ${message.text()} (${source})`);
-  });
-  await opened.evaluateOnNewDocument(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
-    });
-  });
-  await opened.goto(`${serve.url}/${fragment}`, { waitUntil: 'load' });
-  return opened;
-}
-
-/** Replaces an editor's content by typing `text` into it, key by key. */
-async function typeInto(selector: string, text: string): Promise<void> {
-  await page.$eval(selector, (element) => {
-    (element as HTMLTextAreaElement).select();
-  });
-  await page.keyboard.press('Backspace');
-  await page.type(selector, text);
-}
-
-async function textOf(selector: string): Promise<string> {
-  return page.$eval(selector, (element) => element.textContent);
-}
-
-async function waitForText(selector: string, expected: string): Promise<void> {
-  await page.waitForFunction(
-    (sel, text) => document.querySelector(sel)?.textContent.includes(text) === true,
-    { timeout: 15_000 },
-    selector,
-    expected,
-  );
-}
-
-async function screenshot(name: string): Promise<void> {
-  mkdirSync(artifacts, { recursive: true });
-  await page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
+const openPage = (fragment = ''): Promise<Page> =>
+  openPlayground(browser, `${serve.url}/${fragment}`, problems, { width: 1400, height: 1000 });
+const textOf = (selector: string): Promise<string> => textIn(page, selector);
+const waitForText = (selector: string, expected: string): Promise<void> =>
+  waitIn(page, selector, expected);
+/** Appends text at the end of an editor. */
+async function appendTo(id: string, text: string): Promise<void> {
+  await setEditor(page, id, (await editorText(page, id)) + text);
 }
 
 beforeAll(async () => {
@@ -133,7 +102,9 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     page = await browser.newPage();
     const response = await page.goto(`${serve.url}/`);
     expect(response?.status()).toBe(200);
-    expect(response?.headers()['content-security-policy']).toBe(PLAYGROUND_CSP);
+    const policy = response?.headers()['content-security-policy'] ?? '';
+    const nonce = /'nonce-([^']+)'/.exec(policy)?.[1] ?? 'none';
+    expect(policy).toBe(playgroundHtmlCsp(nonce));
     expect(response?.headers()['x-content-type-options']).toBe('nosniff');
     await page.close();
 
@@ -141,18 +112,31 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     await waitForText('#summary', 'Patched: 1 operation');
     expect(await textOf('#patched')).toContain('owner: storefront');
     expect(await page.$eval('#status', (element) => element.textContent)).toBe('Up to date');
-    // Every control has a label.
-    const unlabelled = await page.$$eval('textarea, input, select', (elements) =>
+    // Every control has a label: inputs by <label>, the editors by aria-labelledby.
+    const unlabelled = await page.$$eval('input, select', (elements) =>
       elements
         .filter((element) => (element as HTMLInputElement).labels?.length !== 1)
         .map((element) => element.id),
     );
     expect(unlabelled).toEqual([]);
+    const editorLabels = await page.$$eval('.cm-content', (elements) =>
+      elements.map(
+        (element) =>
+          document.getElementById(element.getAttribute('aria-labelledby') ?? '')?.textContent,
+      ),
+    );
+    expect(editorLabels).toEqual([
+      'ModRules',
+      'Resource',
+      'Namespace manifest',
+      'Node manifest',
+      'Old object',
+    ]);
   });
 
   it('types a rule and a resource and shows the patched YAML, the diff and the explain panel', async () => {
-    await typeInto('#rules', PATCH_RULE);
-    await typeInto('#resource', RESOURCE);
+    await setEditor(page, 'rules', PATCH_RULE);
+    await setEditor(page, 'resource', RESOURCE);
     await waitForText('#patched', 'tier: gold');
     expect(await textOf('#summary')).toBe('Patched: 1 operation');
     expect(await textOf('#patched')).toBe(
@@ -185,68 +169,31 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     expect(explain).not.toContain('did not return an explanation');
   });
 
-  it('renders an explain document (docs/explain.md) as a collapsible, keyboard-operable tree', async () => {
-    // The renderer of the Explain panel on a hand-written document of the explain schema.
-    const node = (kind: string, status: string, label: string, children: unknown[] = []) => ({
-      kind,
-      status,
-      label,
-      children,
-    });
-    const document = {
-      ...node('explanation', 'applied', 'CREATE ConfigMap default/settings: 1 rule applied', [
-        node('rule', 'applied', 'Patch default/<b>add-tier</b> applied at step 1', [
-          node('match', 'matched', "spec.match[0] select '$.kind' gave [ConfigMap]: matched"),
-          node('operation', 'applied', 'spec.patch[0] add /metadata/labels/tier', [
-            node('patch', 'applied', 'add /metadata/labels/tier = "gold"'),
-          ]),
-        ]),
-        node('rule', 'skipped', 'Patch team-b/elsewhere: skipped (namespace)'),
-      ]),
-      explainVersion: 1,
-    };
-    // A string, so that the test runner's module transform leaves the page's import() alone.
-    const text = await page.evaluate(`(async () => {
-      const { renderExplain } = await import('/explain-view.js');
-      const target = document.createElement('div');
-      target.id = 'tree-under-test';
-      document.body.append(target);
-      renderExplain(target, ${JSON.stringify(document)});
-      return target.textContent;
-    })()`);
-    expect(text).toContain('applied Patch default/<b>add-tier</b> applied at step 1');
-    expect(text).toContain('skipped Patch team-b/elsewhere: skipped (namespace)');
-    expect(await page.$$('#tree-under-test b')).toHaveLength(0);
-    const statuses = await page.$$eval('#tree-under-test .explain-tree li', (items) =>
+  it('renders the explain document as a collapsible, keyboard-operable tree', async () => {
+    const statuses = await page.$$eval('#explain .explain-tree li', (items) =>
       items.map((item) => (item as HTMLElement).dataset.status),
     );
-    expect(statuses).toEqual(['applied', 'applied', 'matched', 'applied', 'applied', 'skipped']);
-    // The operation node (depth 2) starts closed; Enter on its summary opens it.
-    const summary = await page.$('#tree-under-test li.kind-operation > details > summary');
-    if (summary === null) throw new Error('no operation node');
+    expect(statuses[0]).toBe('applied');
+    expect(statuses).toContain('matched');
+    const summary = await page.$('#explain .explain-tree li > details > summary');
+    if (summary === null) throw new Error('no collapsible node');
     const isOpen = (): Promise<boolean> =>
       summary.evaluate((element) => (element.parentElement as HTMLDetailsElement).open);
-    expect(await isOpen()).toBe(false);
+    const before = await isOpen();
     await summary.focus();
     await page.keyboard.press('Enter');
-    expect(await isOpen()).toBe(true);
-    mkdirSync(artifacts, { recursive: true });
+    expect(await isOpen()).toBe(!before);
+    await page.keyboard.press('Enter');
+    expect(await isOpen()).toBe(before);
     await (
-      await page.$('#tree-under-test')
+      await page.$('#explain')
     )?.screenshot({
-      path: `${artifacts}playground-explain-tree.png`,
-    });
-    await page.$eval('#tree-under-test', (element) => {
-      element.remove();
+      path: `${ARTIFACTS}playground-explain-tree.png`,
     });
   });
 
   it('shows a rejection, with markup in the message as plain text', async () => {
-    await page.focus('#rules');
-    await page.keyboard.down('Control');
-    await page.keyboard.press('End');
-    await page.keyboard.up('Control');
-    await page.type('#rules', REJECT_RULE);
+    await appendTo('rules', REJECT_RULE);
     await waitForText('#summary', 'Rejected by 1 rule');
     const rejection = await textOf('#rejections');
     expect(rejection).toBe(
@@ -254,19 +201,15 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     );
     expect(await page.$$('#results img')).toHaveLength(0);
     expect(await page.evaluate(() => (window as unknown as { xss?: number }).xss)).toBeUndefined();
-    await screenshot('playground');
+    await screenshot(page, 'playground', true);
   });
 
   it('shows an invalid rule’s field error next to the ModRules editor', async () => {
-    await page.focus('#rules');
-    await page.keyboard.down('Control');
-    await page.keyboard.press('End');
-    await page.keyboard.up('Control');
-    await page.type('#rules', BROKEN_RULE);
-    await page.waitForSelector('#rules-error:not([hidden])', { timeout: 15_000 });
-    const error = await textOf('#rules-error');
+    await appendTo('rules', BROKEN_RULE);
+    await page.waitForSelector('#rules-errors:not([hidden])', { timeout: 15_000 });
+    const error = await textOf('#rules-errors');
     expect(error).toMatch(
-      /^Error KM6002modRules\[2\]: ModRule default\/broken is invalid: spec\.match\[0\]\.select: /,
+      /^Error KM6002Line \d+, column \d+modRules\[2\]: ModRule default\/broken is invalid: spec\.match\[0\]\.select: /,
     );
     expect(await page.$eval('#rules', (element) => element.getAttribute('aria-invalid'))).toBe(
       'true',
@@ -277,11 +220,11 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     );
     // Right under the editor, as wide as it.
     const editor = await page.$eval(
-      '#rules',
+      '#rules-host',
       (element) => element.getBoundingClientRect().toJSON() as DOMRect,
     );
     const box = await page.$eval(
-      '#rules-error',
+      '#rules-errors',
       (element) => element.getBoundingClientRect().toJSON() as DOMRect,
     );
     expect(box.top).toBeGreaterThanOrEqual(editor.bottom);
@@ -290,11 +233,11 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     expect(await page.$eval('#general-error', (element) => (element as HTMLElement).hidden)).toBe(
       true,
     );
-    await screenshot('playground-invalid-rule');
+    await screenshot(page, 'playground-invalid-rule', true);
 
     // Fixing the rule clears the error.
-    await typeInto('#rules', PATCH_RULE + REJECT_RULE);
-    await page.waitForSelector('#rules-error[hidden]', { timeout: 15_000 });
+    await setEditor(page, 'rules', PATCH_RULE + REJECT_RULE);
+    await page.waitForSelector('#rules-errors[hidden]', { timeout: 15_000 });
     await waitForText('#summary', 'Rejected by 1 rule');
     expect(await page.$eval('#rules', (element) => element.hasAttribute('aria-invalid'))).toBe(
       false,
@@ -302,10 +245,10 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
   });
 
   it('shows a resource error next to the resource editor and evaluates the chosen operation', async () => {
-    await typeInto('#resource', 'kind: ConfigMap\n  bad: indent\n');
-    await page.waitForSelector('#resource-error:not([hidden])', { timeout: 15_000 });
-    expect(await textOf('#resource-error')).toContain('resourceManifest is not valid YAML');
-    await typeInto('#resource', RESOURCE);
+    await setEditor(page, 'resource', 'kind: ConfigMap\n  bad: indent\n');
+    await page.waitForSelector('#resource-errors:not([hidden])', { timeout: 15_000 });
+    expect(await textOf('#resource-errors')).toContain('resourceManifest is not valid YAML');
+    await setEditor(page, 'resource', RESOURCE);
     await waitForText('#summary', 'Rejected by 1 rule');
 
     // DELETE: neither rule handles it (both default to CREATE and UPDATE).
@@ -316,26 +259,12 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     await waitForText('#summary', 'Rejected by 1 rule');
   });
 
-  it('moves through the controls with the keyboard (Tab leaves the editors)', async () => {
-    await page.focus('#rules');
-    const order: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      await page.keyboard.press('Tab');
-      order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
-    }
-    expect(order).toEqual(['namespace', 'operation', 'resource']);
-  });
-
   it('keeps the editors in the link, and says when a link cannot be read', async () => {
     await page.waitForFunction(() => location.hash.startsWith('#v1.'), { timeout: 15_000 });
     const link = await page.evaluate(() => location.hash);
     const shared = await openPage(link);
-    expect(await shared.$eval('#rules', (element) => (element as HTMLTextAreaElement).value)).toBe(
-      PATCH_RULE + REJECT_RULE,
-    );
-    expect(
-      await shared.$eval('#resource', (element) => (element as HTMLTextAreaElement).value),
-    ).toBe(RESOURCE);
+    expect(await editorText(shared, 'rules')).toBe(PATCH_RULE + REJECT_RULE);
+    expect(await editorText(shared, 'resource')).toBe(RESOURCE);
     await shared.waitForFunction(
       () => document.querySelector('#summary')?.textContent === 'Rejected by 1 rule',
       { timeout: 15_000 },
@@ -345,11 +274,10 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
     const damaged = await openPage('#v1.not-a-real-state');
     await damaged.waitForSelector('#notice:not([hidden])', { timeout: 15_000 });
     expect(await damaged.$eval('#notice', (element) => element.textContent)).toMatch(
-      /^This link's content cannot be read: the link is damaged .*Showing the example\.$/,
+      /^This link's content cannot be read: the link is damaged .*Your editors are unchanged\.$/,
     );
-    expect(
-      await damaged.$eval('#rules', (element) => (element as HTMLTextAreaElement).value),
-    ).toContain('name: deployment-owner');
+    // The editors hold the draft (this browser's last editors), not the example.
+    expect(await editorText(damaged, 'rules')).toBe(PATCH_RULE + REJECT_RULE);
     await damaged.close();
   });
 

@@ -21,6 +21,7 @@ import {
   MODRULE_VERSION,
   PATCH_OPS,
 } from '../../src/api/modrule-types.js';
+import { ENFORCEMENT_ANNOTATION } from '../../src/api/annotations.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -313,6 +314,7 @@ describe('bundle.yaml', () => {
     expect(version?.additionalPrinterColumns.map((c) => [c.name, c.jsonPath])).toEqual([
       ['Type', '.spec.type'],
       ['Tier', '.spec.executionTier'],
+      ['Enforcement', `.metadata.annotations.${ENFORCEMENT_ANNOTATION.replaceAll('.', '\\.')}`],
       ['Ready', '.status.conditions[?(@.type=="Ready")].status'],
       ['Non-Conforming', '.status.nonConforming'],
       ['Age', '.metadata.creationTimestamp'],

@@ -1,12 +1,12 @@
 /**
- * The layering the design relies on, checked on the sources' runtime imports (`import type` is
- * erased and not followed): the engine stays free of Kubernetes and HTTP, and the dry-run worker
- * thread loads only what a dry run needs (every module it loads is start-up CPU taken from the
- * event loop that answers admission requests, on a one-CPU pod).
+ * What the dry-run worker thread loads, checked on the sources' runtime imports (`import type` is
+ * erased and not followed): only what a dry run needs (every module it loads is start-up CPU taken
+ * from the event loop that answers admission requests, on a one-CPU pod). The layers themselves
+ * (no cycle, the engine free of HTTP/Kubernetes/metrics, api below engine, …) are rules of
+ * .dependency-cruiser.cjs, checked by `npm run lint:layers` (test/unit/layer-rules.test.ts).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { readdirSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -56,12 +56,6 @@ function importGraph(entry: string): Graph {
   return { files, packages };
 }
 
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
-    .map((file) => join(dir, file));
-}
-
 const HTTP_AND_KUBERNETES = [
   'express',
   'body-parser',
@@ -75,7 +69,7 @@ const HTTP_AND_KUBERNETES = [
   'pino',
 ];
 
-describe('import layers', () => {
+describe('dry-run worker imports', () => {
   it('reads runtime imports and skips type-only ones', () => {
     const source = [
       "import express, { type RequestHandler } from 'express';",
@@ -91,15 +85,6 @@ describe('import layers', () => {
       './re-export.js',
       './side-effect.js',
     ]);
-  });
-
-  it('keeps src/engine free of HTTP, Kubernetes, metrics and logging', () => {
-    const offenders = sourcesUnder('src/engine').flatMap((file) =>
-      [...importGraph(file).packages]
-        .filter(([name]) => HTTP_AND_KUBERNETES.includes(name))
-        .map(([name, by]) => `${name} (imported by ${by})`),
-    );
-    expect([...new Set(offenders)]).toEqual([]);
   });
 
   it('keeps the dry-run worker thread to the packages a dry run needs', () => {

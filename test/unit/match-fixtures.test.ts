@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
-import { validateModRule, formatFieldErrors } from '../../src/api/index.js';
+import { formatFieldErrors } from '../../src/api/index.js';
+import { validateModRule } from '../../src/engine/validate-modrule.js';
 import { compileMatch } from '../../src/engine/match/index.js';
 
 interface MatchCase {

@@ -11,11 +11,15 @@ interface State {
   resource: string;
   namespace: string;
   operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  namespaceManifest: string;
+  nodeManifest: string;
+  old: string;
 }
 type Decoded = { ok: true; state: State } | { ok: false; reason: string };
 interface ShareModule {
   encodeState(state: State): Promise<string | undefined>;
   decodeState(fragment: string): Promise<Decoded>;
+  isShareFragment(fragment: string): boolean;
   FRAGMENT_PREFIX: string;
   MAX_FRAGMENT_CHARS: number;
   MAX_STATE_CHARS: number;
@@ -29,6 +33,9 @@ const STATE: State = {
   resource: 'kind: Pod\nmetadata:\n  name: "<b>x</b>"\n',
   namespace: 'team-a',
   operation: 'UPDATE',
+  namespaceManifest: 'kind: Namespace\nmetadata:\n  name: team-a\n',
+  nodeManifest: '',
+  old: 'kind: Pod\nmetadata:\n  name: "<b>x</b>"\n  labels: {a: b}\n',
 };
 
 function linkOf(json: string | Buffer): string {
@@ -54,13 +61,49 @@ describe('playground link state', () => {
         fc.string({ maxLength: 300 }),
         fc.constantFrom('CREATE', 'UPDATE', 'DELETE'),
         async (rules, resource, operation) => {
-          const state: State = { rules, resource, namespace: '', operation };
+          const state: State = {
+            rules,
+            resource,
+            namespace: '',
+            operation,
+            namespaceManifest: resource,
+            nodeManifest: rules,
+            old: '',
+          };
           const fragment = await share.encodeState(state);
           expect(await share.decodeState(fragment ?? '')).toEqual({ ok: true, state });
         },
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('reads links made before the context members (namespace and node manifests, old object)', async () => {
+    const link = linkOf(JSON.stringify({ r: 'a: 1\n', o: 'kind: Pod\n', n: '', p: 'CREATE' }));
+    expect(await share.decodeState(link)).toEqual({
+      ok: true,
+      state: {
+        rules: 'a: 1\n',
+        resource: 'kind: Pod\n',
+        namespace: '',
+        operation: 'CREATE',
+        namespaceManifest: '',
+        nodeManifest: '',
+        old: '',
+      },
+    });
+    const bad = linkOf(JSON.stringify({ r: '', o: '', n: '', p: 'CREATE', u: 7 }));
+    expect(await share.decodeState(bad)).toEqual({
+      ok: false,
+      reason: 'the link does not hold a playground state',
+    });
+  });
+
+  it('takes only its own versioned fragments for states (not #results or other anchors)', () => {
+    expect(share.isShareFragment('v1.eJyrVg')).toBe(true);
+    for (const fragment of ['results', '', 'v1', 'V1.abc', 'inputs', 'v2.abc']) {
+      expect(share.isShareFragment(fragment), fragment).toBe(false);
+    }
   });
 
   it('does not put a state in the link when it is too large', async () => {

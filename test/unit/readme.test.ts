@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load, loadAll } from 'js-yaml';
-import { validateModRule, formatFieldErrors } from '../../src/api/index.js';
+import { formatFieldErrors } from '../../src/api/index.js';
+import { validateModRule } from '../../src/engine/validate-modrule.js';
 import { main } from '../../src/cli/main.js';
 
 const root = join(import.meta.dirname, '..', '..');

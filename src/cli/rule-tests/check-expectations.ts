@@ -1,8 +1,10 @@
 import type { EvaluationResult } from '../../engine/evaluate.js';
+import type { ExplainDocument } from '../../engine/explain/index.js';
 import type { JsonObject, JsonValue } from '../../engine/json.js';
 import { jsonEqual } from '../../engine/patch/index.js';
 import type { WorkLimits } from '../../engine/work-meter.js';
 import { dryRunDiff } from '../../webhook/dryrun-diff.js';
+import { appliedReasons } from './applied-reasons.js';
 import type { ExpectedFailure, RuleTestCase } from './test-file.js';
 
 /** One way a case's result differs from what it expects. */
@@ -25,6 +27,7 @@ export function checkExpectations(
   testCase: RuleTestCase,
   result: EvaluationResult,
   work?: Partial<WorkLimits>,
+  explain?: () => ExplainDocument,
 ): CaseProblem[] {
   const expect = testCase.expect;
   const problems: CaseProblem[] = [];
@@ -33,10 +36,11 @@ export function checkExpectations(
     message: string,
     expected: JsonValue,
     actual: JsonValue,
+    details: readonly string[] = [],
   ): void => {
     problems.push({
       field,
-      message: `${message} ${EXPECTED_ACTUAL}`,
+      message: [`${message} ${EXPECTED_ACTUAL}`, ...details].join('; '),
       diff: diffOf(expected, actual, work),
     });
   };
@@ -70,10 +74,31 @@ export function checkExpectations(
       result.rejections,
     );
   }
+  const outcomes = [
+    ['warnings', expect.warnings, result.warnings, 'warned (enforcement Warn)'],
+    ['audited', expect.audited, result.audited, 'audited (enforcement Audit)'],
+  ] as const;
+  for (const [name, expected, actual, what] of outcomes) {
+    if (jsonEqual(expected ?? [], actual, false)) continue;
+    differs(
+      `expect.${name}`,
+      expected === undefined
+        ? `Reject rules ${what} matched, and the case expects none`
+        : `the ${name} are not the ones expected`,
+      expected ?? [],
+      actual,
+    );
+  }
   const failures = (expect.failures ?? []).map(present);
   const actualFailures = result.failures.map((f, i) =>
     projected(
-      { rule: f.rule, field: f.field ?? 'spec', code: f.code, message: f.message },
+      {
+        rule: f.rule,
+        field: f.field ?? 'spec',
+        code: f.code,
+        message: f.message,
+        failurePolicy: f.failurePolicy,
+      },
       failures[i],
     ),
   );
@@ -89,11 +114,14 @@ export function checkExpectations(
   }
   const applied = result.applied.map((a) => a.rule);
   if (expect.applied !== undefined && !jsonEqual(expect.applied, applied, false)) {
+    // Why: the match item of each expected rule that did not match (explained on demand).
+    const reasons = explain === undefined ? [] : appliedReasons(explain(), expect.applied, applied);
     differs(
       'expect.applied',
       'the rules that applied are not the ones expected',
       expect.applied,
       applied,
+      reasons,
     );
   }
   return problems;
@@ -105,6 +133,7 @@ function present(failure: ExpectedFailure): JsonObject {
   if (failure.field !== undefined) out.field = failure.field;
   if (failure.code !== undefined) out.code = failure.code;
   if (failure.message !== undefined) out.message = failure.message;
+  if (failure.failurePolicy !== undefined) out.failurePolicy = failure.failurePolicy;
   return out;
 }
 

@@ -4,9 +4,18 @@ import { describe, FieldReader } from '../../api/field-reader.js';
 import type { JsonObject } from '../../engine/json.js';
 import { parseDocuments } from '../../engine/load-rules.js';
 import { describeError, errorCatalog } from '../../errors/catalog.js';
-import { annotation, NODE_NAME_ANNOTATION } from '../../webhook/synthetic-refs.js';
 import { readResource, readRuleSources, readText, requestNamespace } from '../read-inputs.js';
 import { readExpectations } from './read-expectations.js';
+import {
+  caseName,
+  checkRefsApply,
+  documentCount,
+  isRecord,
+  nonEmptyList,
+  pairOldResource,
+  readRefs,
+  type ManifestReader,
+} from './test-file-checks.js';
 import { createRuleSets, type RuleEntry } from './rule-set.js';
 import {
   TEST_FILE_LIMITS,
@@ -16,8 +25,15 @@ import {
 } from './test-file.js';
 
 const TOP_FIELDS = ['rules', 'namespace', 'operation', 'syntheticRefs', 'cases'];
-const CASE_FIELDS = ['name', 'resource', 'operation', 'namespace', 'syntheticRefs', 'expect'];
-const REF_FIELDS = ['namespace', 'node'];
+const CASE_FIELDS = [
+  'name',
+  'resource',
+  'oldResource',
+  'operation',
+  'namespace',
+  'syntheticRefs',
+  'expect',
+];
 const INVALID = errorCatalog.INPUT_INVALID.code;
 
 /** What cases inherit from the top of the file. */
@@ -79,7 +95,7 @@ class TestFileLoader {
     const defaults: Defaults = {
       namespace: r.optionalString(top.namespace, 'namespace'),
       operation: this.operation(top.operation, 'operation', r) ?? 'CREATE',
-      refs: this.refs(top.syntheticRefs, 'syntheticRefs', r),
+      refs: this.refs(top.syntheticRefs, r),
     };
     const rawCases = nonEmptyList(top.cases, 'cases', r, 'case');
     if (rawCases !== undefined && rawCases.length > TEST_FILE_LIMITS.maxCases) {
@@ -164,22 +180,33 @@ class TestFileLoader {
       this.errors.push(...this.lines(r, ''));
       return undefined;
     }
-    const name = this.caseName(item.name, r);
+    const name = caseName(item.name, this.names, r);
     const scope =
       name === undefined ? `cases[${String(index)}].` : `case ${JSON.stringify(name)}: `;
     r.noUnknownFields(item, CASE_FIELDS, '');
-    let resource: JsonObject | undefined;
-    if (item.resource === undefined || item.resource === null) r.fail('resource', 'is required');
-    else resource = this.manifest(item.resource, 'resource', r, undefined);
+    const given = (value: unknown): boolean => value !== undefined && value !== null;
+    const newObject = given(item.resource)
+      ? this.manifest(item.resource, 'resource', r, undefined)
+      : undefined;
+    const oldResource = given(item.oldResource)
+      ? this.manifest(item.oldResource, 'oldResource', r, undefined)
+      : undefined;
+    if (!given(item.resource) && !given(item.oldResource)) r.fail('resource', 'is required');
     const operation =
       item.operation === undefined
         ? defaults.operation
         : this.operation(item.operation, 'operation', r);
+    const resource = pairOldResource(
+      operation,
+      { given: given(item.resource), object: newObject },
+      { given: given(item.oldResource), object: oldResource },
+      r,
+    );
     const explicitNamespace =
       item.namespace === undefined
         ? defaults.namespace
         : r.optionalString(item.namespace, 'namespace');
-    const ownRefs = this.refs(item.syntheticRefs, 'syntheticRefs', r);
+    const ownRefs = this.refs(item.syntheticRefs, r);
     const refs: CaseRefs = { ...defaults.refs, ...ownRefs };
     const expect = readExpectations(item.expect, r, (value, field) =>
       this.manifest(value, field, r, undefined),
@@ -194,23 +221,7 @@ class TestFileLoader {
     this.errors.push(...this.lines(r, scope));
     if (r.errors.length > 0 || name === undefined || resource === undefined) return undefined;
     if (operation === undefined || expect === undefined) return undefined;
-    return { name, resource, operation, namespace, refs, expect };
-  }
-
-  private caseName(value: unknown, r: FieldReader): string | undefined {
-    const name = r.requiredString(value, 'name');
-    if (name === undefined) return undefined;
-    const max = TEST_FILE_LIMITS.maxNameLength;
-    if (name.length > max || /[\r\n]/.test(name)) {
-      r.fail('name', `must be one line of at most ${String(max)} characters`);
-      return undefined;
-    }
-    if (this.names.has(name)) {
-      r.fail('name', 'is the name of an earlier case; names must be unique in a file');
-      return undefined;
-    }
-    this.names.add(name);
-    return name;
+    return { name, resource, oldResource, operation, namespace, refs, expect };
   }
 
   private operation(value: unknown, field: string, r: FieldReader): AdmissionOperation | undefined {
@@ -218,21 +229,19 @@ class TestFileLoader {
     return r.oneOf(value, ADMISSION_OPERATIONS, field, 'operation');
   }
 
-  private refs(value: unknown, field: string, r: FieldReader): CaseRefs {
-    if (value === undefined || value === null) return {};
-    const refs = r.object(value, field);
-    if (refs === undefined) return {};
-    r.noUnknownFields(refs, REF_FIELDS, field);
-    const out: { namespace?: JsonObject; node?: JsonObject } = {};
-    if (refs.namespace !== undefined && refs.namespace !== null) {
-      const manifest = this.manifest(refs.namespace, `${field}.namespace`, r, 'Namespace');
-      if (manifest !== undefined) out.namespace = manifest;
-    }
-    if (refs.node !== undefined && refs.node !== null) {
-      const manifest = this.manifest(refs.node, `${field}.node`, r, 'Node');
-      if (manifest !== undefined) out.node = manifest;
-    }
-    return out;
+  private refs(value: unknown, r: FieldReader): CaseRefs {
+    const manifest: ManifestReader = (v, field, kind) => this.manifest(v, field, r, kind);
+    return readRefs(value, 'syntheticRefs', r, manifest, (path) => {
+      const file = this.resolve(path);
+      try {
+        const parsed = parseDocuments(readText(file), file);
+        for (const error of parsed.errors) r.fail('syntheticRefs', error);
+        return parsed.documents.length === 1 ? parsed.documents[0] : parsed.documents;
+      } catch (err) {
+        r.fail('syntheticRefs', describeError(err));
+        return {};
+      }
+    });
   }
 
   /**
@@ -282,61 +291,4 @@ class TestFileLoader {
   private resolve(path: string): string {
     return isAbsolute(path) ? path : join(this.dir, path);
   }
-}
-
-/**
- * A case's own syntheticRefs must be ones the webhook would inject into its request: the
- * namespace's manifest into namespaced objects, a node's into Pods annotated with their node.
- * (File-wide defaults are simply not injected where they do not apply.)
- */
-function checkRefsApply(
-  resource: JsonObject,
-  namespace: string | undefined,
-  refs: CaseRefs,
-  r: FieldReader,
-): void {
-  if (refs.namespace !== undefined && (namespace === undefined || namespace === '')) {
-    r.fail(
-      'syntheticRefs.namespace',
-      'is injected only into namespaced objects, and this request has no namespace',
-    );
-  }
-  if (refs.node !== undefined) {
-    const node = resource.kind === 'Pod' ? annotation(resource, NODE_NAME_ANNOTATION) : undefined;
-    if (node === undefined || node === '') {
-      r.fail(
-        'syntheticRefs.node',
-        `is injected only into Pods annotated ${NODE_NAME_ANNOTATION} (set once the Pod is scheduled)`,
-      );
-    }
-  }
-}
-
-/** A required list with at least one item (`what`); undefined, with the problem on `r`, if not. */
-function nonEmptyList(
-  value: unknown,
-  field: string,
-  r: FieldReader,
-  what: string,
-): unknown[] | undefined {
-  const items = r.optionalArray(value, field);
-  if (items !== undefined && items.length > 0) return items;
-  if (items !== undefined || value === undefined || value === null) {
-    r.fail(field, `must list at least one ${what}`);
-  }
-  return undefined;
-}
-
-/** ModRules among parsed documents, a List counting its items. */
-function documentCount(documents: readonly unknown[]): number {
-  let count = 0;
-  for (const doc of documents) {
-    const items = isRecord(doc) && doc.kind === 'List' ? doc.items : undefined;
-    count += Array.isArray(items) ? items.length : 1;
-  }
-  return count;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

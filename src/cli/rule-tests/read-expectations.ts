@@ -1,4 +1,4 @@
-import { PATCH_OPS } from '../../api/index.js';
+import { FAILURE_POLICIES, PATCH_OPS } from '../../api/index.js';
 import type { FieldReader } from '../../api/field-reader.js';
 import { describe } from '../../api/field-reader.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from '../../engine/json.js';
@@ -8,9 +8,18 @@ import type { CaseExpectations, ExpectedFailure } from './test-file.js';
 /** Reads a manifest given inline or as a file path (see the loader); undefined when invalid. */
 export type ManifestReader = (value: unknown, field: string) => JsonObject | undefined;
 
-const EXPECT_FIELDS = ['patched', 'patch', 'noChange', 'rejections', 'failures', 'applied'];
+const EXPECT_FIELDS = [
+  'patched',
+  'patch',
+  'noChange',
+  'rejections',
+  'warnings',
+  'audited',
+  'failures',
+  'applied',
+];
 const OP_FIELDS = ['op', 'path', 'value'];
-const FAILURE_FIELDS = ['rule', 'field', 'code', 'message'];
+const FAILURE_FIELDS = ['rule', 'field', 'code', 'message', 'failurePolicy'];
 const CATALOG_CODES: ReadonlySet<string> = new Set(
   Object.values(errorCatalog).map((entry) => entry.code),
 );
@@ -45,10 +54,21 @@ export function readExpectations(
     r.fail('expect.noChange', 'cannot be combined with expect.patch or expect.patched');
   }
   const rejections = list(expect.rejections, 'expect.rejections', r, readString);
+  const warnings = list(expect.warnings, 'expect.warnings', r, readString);
+  const audited = list(expect.audited, 'expect.audited', r, readString);
   const failures = list(expect.failures, 'expect.failures', r, readFailure);
   const applied = list(expect.applied, 'expect.applied', r, readString);
   if (r.errors.length > before) return undefined;
-  return { patched, patch, noChange: noChange === true, rejections, failures, applied };
+  return {
+    patched,
+    patch,
+    noChange: noChange === true,
+    rejections,
+    warnings,
+    audited,
+    failures,
+    applied,
+  };
 }
 
 function given(value: unknown): boolean {
@@ -130,6 +150,10 @@ function readFailure(value: unknown, field: string, r: FieldReader): ExpectedFai
     field: r.optionalString(item.field, `${field}.field`),
     code,
     message: r.optionalString(item.message, `${field}.message`),
+    failurePolicy:
+      item.failurePolicy === undefined || item.failurePolicy === null
+        ? undefined
+        : r.oneOf(item.failurePolicy, FAILURE_POLICIES, `${field}.failurePolicy`, 'failure policy'),
   };
   return rule === undefined ? undefined : failure;
 }

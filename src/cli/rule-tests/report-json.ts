@@ -1,4 +1,4 @@
-import { safeJson } from '../machine-text.js';
+import { safeJson } from '../../engine/machine-text.js';
 import type { CaseStatus, FileResult } from './run-test-file.js';
 import type { TestSummary } from './test-summary.js';
 

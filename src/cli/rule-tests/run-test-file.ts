@@ -1,4 +1,5 @@
-import { evaluate, type EvaluationResult } from '../../engine/evaluate.js';
+import { evaluate, type EvaluationRequest, type EvaluationResult } from '../../engine/evaluate.js';
+import { explainEvaluation, type ExplainDocument } from '../../engine/explain/index.js';
 import type { WorkLimits } from '../../engine/work-meter.js';
 import { describeError, isKubemodError } from '../../errors/catalog.js';
 import { syntheticRefsFor } from '../../webhook/synthetic-refs.js';
@@ -74,18 +75,19 @@ function runCase(
     return done('error', [{ field: 'rules', message: rules.errors.join('; ') }]);
   }
   const refs = testCase.refs;
+  const request: EvaluationRequest = {
+    operation: testCase.operation,
+    namespace: testCase.namespace,
+    object: testCase.resource,
+    syntheticRefs: syntheticRefsFor(testCase.resource, testCase.namespace, {
+      namespace: () => refs.namespace,
+      node: () => refs.node,
+    }),
+    work: options.work,
+  };
   let result: EvaluationResult;
   try {
-    result = evaluate(rules.store, {
-      operation: testCase.operation,
-      namespace: testCase.namespace,
-      object: testCase.resource,
-      syntheticRefs: syntheticRefsFor(testCase.resource, testCase.namespace, {
-        namespace: () => refs.namespace,
-        node: () => refs.node,
-      }),
-      work: options.work,
-    });
+    result = evaluate(rules.store, request);
   } catch (err) {
     const code = isKubemodError(err) ? ` [${err.code}]` : '';
     return done('error', [
@@ -95,6 +97,8 @@ function runCase(
       },
     ]);
   }
-  const problems = checkExpectations(testCase, result, options.work);
+  // The explanation, only to say why an expected rule did not apply (the same evaluation again).
+  const explain = (): ExplainDocument => explainEvaluation(rules.store, request).explanation;
+  const problems = checkExpectations(testCase, result, options.work, explain);
   return done(problems.length === 0 ? 'pass' : 'fail', problems);
 }

@@ -33,17 +33,22 @@ export interface ExpectedFailure {
   readonly field?: string | undefined;
   readonly code?: string | undefined;
   readonly message?: string | undefined;
+  readonly failurePolicy?: 'Ignore' | 'Fail' | undefined;
 }
 
 /**
  * What a case expects. `patched`, `patch`, `noChange` and `applied` are checked when given;
- * `rejections` and `failures` are always checked, and when not given none are expected.
+ * `rejections`, `warnings`, `audited` and `failures` are always checked, and when not given none
+ * are expected (Reject rules in Warn and Audit mode, api.kubemod.io/enforcement, answer in
+ * `warnings` and `audited` instead of `rejections`).
  */
 export interface CaseExpectations {
   readonly patched?: JsonObject | undefined;
   readonly patch?: JsonPatchOperation[] | undefined;
   readonly noChange: boolean;
   readonly rejections?: string[] | undefined;
+  readonly warnings?: string[] | undefined;
+  readonly audited?: string[] | undefined;
   readonly failures?: readonly ExpectedFailure[] | undefined;
   readonly applied?: string[] | undefined;
 }
@@ -56,7 +61,10 @@ export interface CaseRefs {
 
 export interface RuleTestCase {
   readonly name: string;
+  /** The object the rules see: the new object, or for DELETE the object being deleted. */
   readonly resource: JsonObject;
+  /** The object before the change (UPDATE, DELETE), when the case gives it. */
+  readonly oldResource?: JsonObject | undefined;
   readonly operation: AdmissionOperation;
   /** The admission request's namespace; undefined for a cluster-scoped request. */
   readonly namespace: string | undefined;

@@ -88,6 +88,8 @@ export function explainEvaluation(
     notMatched: recorder.unmatchedRules,
     applied: result.applied.length,
     rejected: result.rejections.length,
+    warned: result.warnings.length,
+    audited: result.audited.length,
     failed: result.failures.length,
     patchOperations: result.patch.length,
   };
@@ -138,6 +140,8 @@ function documentLabel(
   const outcomes = [
     `${String(summary.applied)} applied`,
     `${String(summary.rejected)} rejected`,
+    ...(summary.warned > 0 ? [`${String(summary.warned)} warned`] : []),
+    ...(summary.audited > 0 ? [`${String(summary.audited)} audited`] : []),
     `${String(summary.notMatched)} not matched`,
     `${String(summary.failed)} failed`,
   ];

@@ -1,4 +1,4 @@
-import type { MatchItemSpec } from '../match/index.js';
+import type { MatchItemSpec } from '../../api/modrule-types.js';
 import type { MatchItemNode, PatchNode } from './schema.js';
 
 /**

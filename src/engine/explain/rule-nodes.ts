@@ -32,7 +32,9 @@ export function candidateNode(
   if (record !== undefined && rule.type === 'Patch') {
     children.push(...operationNodes(rule, record, failure, status === 'applied', context));
   }
-  if (record?.rejection !== undefined) children.push(rejectionNode(record.rejection));
+  if (record?.rejection !== undefined) {
+    children.push(rejectionNode(record.rejection, rule.enforcement));
+  }
   if (failure !== undefined) children.push(failureNode(failure, context));
   const step = record?.step ?? null;
   return {
@@ -250,13 +252,24 @@ function operationNodes(
   return nodes;
 }
 
-function rejectionNode(rejection: NonNullable<RuleRecord['rejection']>): RejectionNode {
+/** What a matching Reject rule does, by its enforcement mode. */
+const REJECTION_LABELS: Readonly<Record<RejectionNode['enforcement'], string>> = {
+  Enforce: 'rejects the request',
+  Warn: 'warns (enforcement Warn: admitted, kubectl prints the warning)',
+  Audit: 'audits (enforcement Audit: admitted silently, counted)',
+};
+
+function rejectionNode(
+  rejection: NonNullable<RuleRecord['rejection']>,
+  enforcement: RejectionNode['enforcement'],
+): RejectionNode {
   return {
     kind: 'rejection',
     status: 'rejected',
-    label: `rejects the request: ${oneLine(rejection.text)}`,
+    label: `${REJECTION_LABELS[enforcement]}: ${oneLine(rejection.text)}`,
     message: rejection.message,
     text: rejection.text,
+    enforcement,
     children: [],
   };
 }
@@ -267,10 +280,11 @@ function failureNode(failure: RuleFailure, context: NodeContext): FailureNode {
   return {
     kind: 'failure',
     status: 'failed',
-    label: `failed at ${field} [${failure.code}]: ${oneLine(message)}`,
+    label: `failed at ${field} [${failure.code}]: ${oneLine(message)}${failure.failurePolicy === 'Fail' ? ' (failure policy Fail: the request is refused)' : ''}`,
     field,
     code: failure.code,
     message,
+    failurePolicy: failure.failurePolicy,
     children: [],
   };
 }

@@ -82,7 +82,10 @@ export interface ExplainLimits {
   readonly bytes: number;
 }
 
-/** The root. `status`: rejected when a Reject rule matched, else applied when a Patch rule applied, else info. */
+/**
+ * The root. `status`: rejected when the request is refused (an Enforce Reject rule matched, or a
+ * rule with failure policy Fail failed), else applied when a Patch rule applied, else info.
+ */
 export interface ExplainDocument extends ExplainNodeBase<
   'explanation',
   'rejected' | 'applied' | 'info'
@@ -109,8 +112,15 @@ export interface ExplainDocument extends ExplainNodeBase<
     readonly notMatched: number;
     /** Patch rules whose operations were applied. */
     readonly applied: number;
-    /** Reject rules that rejected the request. */
+    /**
+     * What refuses the request: Reject rules in Enforce mode that matched, and rules with
+     * failure policy Fail that failed.
+     */
     readonly rejected: number;
+    /** Reject rules in Warn mode that matched (the request is admitted with their warnings). */
+    readonly warned: number;
+    /** Reject rules in Audit mode that matched (admitted silently). */
+    readonly audited: number;
     /** Rules that failed and were skipped (the others still applied). */
     readonly failed: number;
     /** Operations in the final JSON patch. */
@@ -276,6 +286,11 @@ export interface RejectionNode extends ExplainNodeBase<'rejection', 'rejected'> 
   readonly message: string | null;
   /** The rejection as the API server reports it: `<ns>/<name>: "<message>"` or `<ns>/<name>`. */
   readonly text: string;
+  /**
+   * The rule's `api.kubemod.io/enforcement`: Enforce refuses the request, Warn admits it with
+   * `text` as a warning, Audit admits it silently.
+   */
+  readonly enforcement: 'Enforce' | 'Warn' | 'Audit';
   readonly children: readonly never[];
 }
 
@@ -286,6 +301,8 @@ export interface FailureNode extends ExplainNodeBase<'failure', 'failed'> {
   /** Catalog code, e.g. KM3002 (template failed), KM5002 (work limit). */
   readonly code: string;
   readonly message: string;
+  /** The rule's `api.kubemod.io/failure-policy`: with Fail the request is refused, not the rule skipped. */
+  readonly failurePolicy: 'Ignore' | 'Fail';
   readonly children: readonly never[];
 }
 

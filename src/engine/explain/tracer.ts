@@ -1,7 +1,7 @@
 import type { JsonValue } from '../json.js';
-import type { SelectItem, SelectOutcome } from '../expr/select.js';
+import type { SelectItem } from '../expr/select.js';
+import type { MatchTracer } from '../match/match-tracer.js';
 import type { CompiledPatchOperation, CompiledRule } from '../rule.js';
-import type { MatchDecision } from './schema.js';
 
 /**
  * What the engine reports while it evaluates, when asked to (EvaluationRequest.trace). Optional by
@@ -12,18 +12,10 @@ import type { MatchDecision } from './schema.js';
  * (explaining must not change the result). Values it is given may be modified by later rules
  * (containers the engine owns are patched in place), so it must copy or print them at once.
  */
-export interface EvaluationTracer {
+export interface EvaluationTracer extends MatchTracer {
   /** The engine turns to `rule` (matching, rendering, applying): the events that follow are about it. */
   enterRule(rule: CompiledRule): void;
-  /** The next criteria item of the current rule was evaluated (items run in order). */
-  matchItem(
-    outcome: SelectOutcome,
-    decision: MatchDecision,
-    decidingValue: number,
-    matched: boolean,
-  ): void;
-  /** The current rule's whole match section was evaluated. */
-  matchEnd(matched: boolean): void;
+  // matchItem and matchEnd: see MatchTracer (the match section's own reports).
   /** The next patch operation of the current rule: its select produced `items`. */
   patchOperation(op: CompiledPatchOperation, items: readonly SelectItem[]): void;
   /**

@@ -4,7 +4,7 @@ import { MAX_DEPTH } from './parser.js';
 import { KubemodError } from '../../errors/catalog.js';
 import { compileRule, RuleCompileError } from '../rule.js';
 import { WorkMeter, withMeter } from '../work-meter.js';
-import { validateModRule } from '../../api/index.js';
+import { validateModRule } from '../validate-modrule.js';
 
 /** Wall-clock ceiling for one hostile call: far below 1 s, with room for a slow, busy CI VM. */
 const FAST_MS = 500;

@@ -1,6 +1,7 @@
 import type { BinaryOp, Expr, Step } from './ast.js';
 import { syntaxError, tokenize, type Token, type TokenKind } from './lexer.js';
 import { KubemodError } from '../../errors/catalog.js';
+import { quotedKeyHint, unclosed } from './parse-hints.js';
 
 /** Longest select expression accepted. */
 export const MAX_SOURCE_LENGTH = 16_384;
@@ -195,9 +196,10 @@ class Parser {
         return { type: 'literal', value: null };
     }
     if (this.peek().kind !== 'lparen') {
+      const hint = quotedKeyHint(this.source, this.tokens[this.pos - 2], token);
       throw this.error(
         token,
-        `unknown identifier ${JSON.stringify(token.text)} (paths start with $ or @)`,
+        `unknown identifier ${JSON.stringify(token.text)} (paths start with $ or @)${hint}`,
       );
     }
     this.next();
@@ -290,6 +292,7 @@ class Parser {
 
   /** Parses what follows `[`: a filter, a wildcard, an index, a key, a union or a slice. */
   private parseBracketStep(): Step {
+    const open = this.tokens[this.pos - 1]?.pos ?? 0;
     const first = this.peek();
     if (first.kind === 'question') {
       this.next();
@@ -297,7 +300,9 @@ class Parser {
       this.expect('rbracket', '"]" closing the filter');
       return { type: 'filter', predicate };
     }
-    if (first.kind === 'op' && first.text === '*' && this.peek(1).kind === 'rbracket') {
+    if (first.kind === 'op' && first.text === '*') {
+      const after = this.peek(1);
+      if (after.kind !== 'rbracket') throw this.error(after, unclosed(open, '"*"', after));
       this.next();
       this.next();
       return { type: 'wildcard' };
@@ -310,6 +315,7 @@ class Parser {
       keys.push(this.parseKey());
       const token = this.next();
       if (token.kind === 'rbracket') break;
+      if (token.kind === 'eof') throw this.error(token, unclosed(open, 'the key', token));
       if (token.kind !== 'comma')
         throw this.error(token, `expected "," or "]" but found ${describe(token)}`);
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileMatchItem, type MatchItemSpec } from './criteria.js';
+import type { MatchItemSpec } from '../../api/modrule-types.js';
+import { compileMatchItem } from './criteria.js';
 import { compileMatch, MatchCompileError } from './rule-match.js';
 import { KubemodError } from '../../errors/catalog.js';
 

@@ -2,19 +2,8 @@ import { compileSelect, type CompiledSelect } from '../expr/index.js';
 import { compileRegex, type GoRegex } from '../regex.js';
 import { goFormat } from '../go-format.js';
 import { KubemodError } from '../../errors/catalog.js';
-import type { EvaluationTracer } from '../explain/tracer.js';
-
-export type MatchFor = 'Any' | 'All';
-
-/** A criteria item as written in a ModRule's `match` section. */
-export interface MatchItemSpec {
-  readonly select: string;
-  readonly matchFor?: MatchFor | undefined;
-  readonly matchValue?: string | undefined;
-  readonly matchValues?: readonly string[] | undefined;
-  readonly matchRegex?: string | undefined;
-  readonly negate?: boolean | undefined;
-}
+import type { MatchFor, MatchItemSpec } from '../../api/modrule-types.js';
+import type { MatchTracer } from './match-tracer.js';
 
 export interface CompiledMatchItem {
   readonly spec: MatchItemSpec;
@@ -23,7 +12,7 @@ export interface CompiledMatchItem {
    * Whether the item matches the object. Throws EXPR_TYPE when the select fails on this object.
    * Reports how it decided to `trace`, when given.
    */
-  matches(object: unknown, trace?: EvaluationTracer): boolean;
+  matches(object: unknown, trace?: MatchTracer): boolean;
 }
 
 /**
@@ -97,7 +86,7 @@ function evaluate(
   matchFor: MatchFor,
   accepts: ((text: string) => boolean) | undefined,
   negate: boolean,
-  trace: EvaluationTracer | undefined,
+  trace: MatchTracer | undefined,
 ): boolean {
   const outcome = select.outcome(object);
   if (outcome.kind === 'boolean') {

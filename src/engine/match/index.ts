@@ -1,7 +1,3 @@
-export {
-  compileMatchItem,
-  type CompiledMatchItem,
-  type MatchFor,
-  type MatchItemSpec,
-} from './criteria.js';
+export { compileMatchItem, type CompiledMatchItem } from './criteria.js';
+export type { MatchTracer } from './match-tracer.js';
 export { compileMatch, MatchCompileError, type CompiledMatch } from './rule-match.js';

@@ -1,6 +1,7 @@
-import { compileMatchItem, type CompiledMatchItem, type MatchItemSpec } from './criteria.js';
+import type { MatchItemSpec } from '../../api/modrule-types.js';
+import { compileMatchItem, type CompiledMatchItem } from './criteria.js';
 import { KubemodError } from '../../errors/catalog.js';
-import type { EvaluationTracer } from '../explain/tracer.js';
+import type { MatchTracer } from './match-tracer.js';
 
 export interface CompiledMatch {
   readonly items: readonly CompiledMatchItem[];
@@ -8,7 +9,7 @@ export interface CompiledMatch {
    * True when every criteria item matches (it stops at the first that does not). Throws EXPR_TYPE
    * when a select fails on the object. Reports each item and the result to `trace`, when given.
    */
-  matches(object: unknown, trace?: EvaluationTracer): boolean;
+  matches(object: unknown, trace?: MatchTracer): boolean;
 }
 
 /** Compiles a whole `match` section; errors carry the item's path (`spec.match[2].select`). */

@@ -112,7 +112,8 @@ function eachMatch(
     if (m === null) break;
     const text = m[0];
     if (text === '') {
-      global.lastIndex = m.index + 1;
+      // Past one code point, as Go steps one UTF-8 sequence: never between a surrogate pair.
+      global.lastIndex = m.index + ((s.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1);
       // Go does not report an empty match right after a previous match.
       if (m.index === prevEnd) {
         if (m.index >= s.length) break;

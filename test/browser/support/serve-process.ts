@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +19,16 @@ export interface ServeProcess {
 
 /**
  * Runs `kubemod-ts serve` from the sources (node --import tsx src/cli/main.ts, as `npm start`
- * does) on a free port with an empty rules directory, and resolves once it logs its URL.
+ * does) on a free port with a rules directory holding `ruleFiles` (name → content; empty by
+ * default), and resolves once it logs its URL.
  */
-export async function startServe(extraArgs: readonly string[] = []): Promise<ServeProcess> {
+export async function startServe(
+  extraArgs: readonly string[] = [],
+  ruleFiles: Readonly<Record<string, string>> = {},
+): Promise<ServeProcess> {
   const rulesDir = mkdtempSync(join(tmpdir(), 'kubemod-playground-rules-'));
+  for (const [name, content] of Object.entries(ruleFiles))
+    writeFileSync(join(rulesDir, name), content);
   const child: ChildProcess = spawn(
     process.execPath,
     [

@@ -77,7 +77,14 @@ describe('PUT /v1/dryrun', () => {
     expect(body.rejections).toEqual(['team-a/no-fast: "fast mode is off limits"']);
     expect(body.diff).toContain('--- ConfigMap/settings\tbefore');
     expect(body.diff).toContain('+  owner: team-a');
-    expect(Object.keys(body).sort()).toEqual(['diff', 'failures', 'patch', 'rejections']);
+    expect(Object.keys(body).sort()).toEqual([
+      'audited',
+      'diff',
+      'failures',
+      'patch',
+      'rejections',
+      'warnings',
+    ]);
     expect(body.failures).toEqual([]);
   });
 

@@ -72,11 +72,13 @@ describe('PUT /v1/dryrun with YAML text', () => {
     expect(answer.status, answer.text).toBe(200);
     const body = answer.json<Answer>();
     expect(Object.keys(body).sort()).toEqual([
+      'audited',
       'diff',
       'failures',
       'patch',
       'patchedYaml',
       'rejections',
+      'warnings',
     ]);
     expect(body.patch).toEqual([{ op: 'add', path: '/metadata/labels/owner', value: 'team-a' }]);
     expect(body.rejections).toEqual([]);
@@ -127,7 +129,14 @@ describe('PUT /v1/dryrun with YAML text', () => {
       resourceManifest: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
       modRules: RULES,
     });
-    expect(Object.keys(answer.json()).sort()).toEqual(['diff', 'failures', 'patch', 'rejections']);
+    expect(Object.keys(answer.json()).sort()).toEqual([
+      'audited',
+      'diff',
+      'failures',
+      'patch',
+      'rejections',
+      'warnings',
+    ]);
   });
 
   it('answers 400 with an error that starts with the field it concerns', async () => {
@@ -137,16 +146,12 @@ describe('PUT /v1/dryrun with YAML text', () => {
         /^resourceManifest is not valid YAML: .*\(2:6\)/,
       ],
       [
-        { resourceManifest: `${RESOURCE}---\nkind: Pod\n`, modRules: RULES },
-        /^resourceManifest must hold exactly one Kubernetes object, found 2 documents$/,
-      ],
-      [
         { resourceManifest: '# nothing\n', modRules: RULES },
         /^resourceManifest is empty: expected the Kubernetes manifest to evaluate$/,
       ],
       [
         { resourceManifest: '- a\n- b\n', modRules: RULES },
-        /^resourceManifest must hold exactly one Kubernetes object, found a list$/,
+        /^resourceManifest\[0\] must be a Kubernetes object, found a list$/,
       ],
       [
         { resourceManifest: RESOURCE, modRules: 'kind: [unclosed\n' },

@@ -535,6 +535,7 @@ describe('rules that fail are reported', () => {
         field: 'spec.patch[0].value',
         code: expect.stringMatching(/^KM\d{4}$/) as unknown,
         message: expect.stringContaining('nope') as unknown,
+        failurePolicy: 'Ignore',
       },
     ]);
   });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,11 @@ import {
   defaultPlaygroundDir,
   loadPlaygroundAssets,
 } from '../../../src/webhook/playground-assets.js';
-import { PLAYGROUND_CSP } from '../../../src/webhook/playground-route.js';
+import {
+  CSP_NONCE_PLACEHOLDER,
+  PLAYGROUND_CSP,
+  playgroundHtmlCsp,
+} from '../../../src/webhook/playground-route.js';
 import { send, startHarness, testTls, type Harness, type HttpAnswer } from './harness.js';
 import { runServeInProcess } from './serve-in-process.js';
 
@@ -61,7 +66,12 @@ describe('playground files', () => {
     const sources = await pageSources();
     for (const [file, source] of sources) {
       for (const match of source.matchAll(/^import .* from '\.\/([^']+)';$/gm)) {
-        expect(sources.has(match[1] ?? ''), `${file} imports ${match[1] ?? ''}`).toBe(true);
+        const imported = match[1] ?? '';
+        // The in-browser engine (src/playground/engine/*.ts) is bundled into playground.js too.
+        const known = imported.startsWith('engine/')
+          ? existsSync(join(PAGE_SOURCE_DIR, imported.replace(/\.js$/, '.ts')))
+          : sources.has(imported);
+        expect(known, `${file} imports ${imported}`).toBe(true);
       }
     }
   });
@@ -102,15 +112,31 @@ describe('playground route', () => {
     const page = await get('/');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(page.headers['content-security-policy']).toBe(PLAYGROUND_CSP);
+    // The HTML's policy admits the code editor's style elements by a fresh nonce, which the
+    // HTML carries in place of the placeholder; nothing else differs from PLAYGROUND_CSP.
+    const nonce = /'nonce-([A-Za-z0-9+/=]{24})'/.exec(
+      String(page.headers['content-security-policy']),
+    )?.[1];
+    expect(nonce).toBeDefined();
+    expect(page.headers['content-security-policy']).toBe(playgroundHtmlCsp(nonce ?? ''));
+    expect(playgroundHtmlCsp('n')).toBe(
+      PLAYGROUND_CSP.replace("style-src 'self'", "style-src 'self' 'nonce-n'"),
+    );
     expect(PLAYGROUND_CSP).toContain("default-src 'self'");
     expect(PLAYGROUND_CSP).toContain("script-src 'self'");
     expect(PLAYGROUND_CSP).not.toContain('unsafe');
+    expect(page.headers['content-security-policy']).not.toContain('unsafe');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.headers['cache-control']).toBe('no-cache');
-    expect(page.text).toBe(await readFile(join(defaultPlaygroundDir(), 'index.html'), 'utf8'));
-    expect((await get('/?state=ignored')).text).toBe(page.text);
+    const built = await readFile(join(defaultPlaygroundDir(), 'index.html'), 'utf8');
+    expect(built).toContain(`nonce="${CSP_NONCE_PLACEHOLDER}"`);
+    expect(page.text).toBe(built.replaceAll(CSP_NONCE_PLACEHOLDER, nonce ?? ''));
+    const again = await get('/?state=ignored');
+    expect(again.headers['content-security-policy']).not.toBe(
+      page.headers['content-security-policy'],
+    );
+    expect(again.text.replace(/nonce="[^"]*"/, '')).toBe(page.text.replace(/nonce="[^"]*"/, ''));
 
     const script = await get('/playground.js');
     expect(script.status).toBe(200);
@@ -180,7 +206,9 @@ describe('kubemod-ts serve and --no-ui', () => {
         const answer = await getInsecure(started.port, '/');
         expect(answer.status, flags.join(' ')).toBe(status);
         if (status === 200) {
-          expect(answer.headers['content-security-policy']).toBe(PLAYGROUND_CSP);
+          expect(answer.headers['content-security-policy']).toMatch(
+            /^default-src 'self'; script-src 'self'; style-src 'self' 'nonce-/,
+          );
           expect(answer.text).toContain('<title>kubemod-ts playground</title>');
           expect(serve.output()).toContain('"msg":"playground page served"');
         } else {

@@ -1,0 +1,164 @@
+// @ts-check
+/**
+ * The import rules of kubemod-ts (README, "Architecture"), checked by `npm run lint:layers`
+ * (scripts/check-layers.ts, which runs dependency-cruiser's API: its CLI wants Node 22 or later,
+ * the project supports Node 20). On Node 22+ its CLI takes this file too:
+ * `npx depcruise --config .dependency-cruiser.cjs src test bench scripts`.
+ *
+ * Every rule is an error: a violation fails lint. Type-only imports count for cycles (a cycle of
+ * types is still a knot in the design) and for layers, except where a rule says otherwise.
+ * Tests (`*.test.ts`, `*.test-support.ts`, test/) may import across layers; they may not make
+ * cycles.
+ */
+
+/** Tests and their helpers, which may reach into any layer. */
+const TESTS = '(\\.test\\.ts|\\.test-support\\.ts)$|^test/';
+
+/** Packages and Node modules that do I/O, speak HTTP or Kubernetes, or export metrics and logs. */
+const IO_PACKAGES =
+  '^node_modules/(express|body-parser|@kubernetes/client-node|prom-client|pino|node-forge)/';
+const IO_CORE_MODULES =
+  '^(node:)?(http|https|http2|net|tls|dgram|dns|child_process|cluster|worker_threads|fs|fs/promises|readline|v8)$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'No import cycle, through types or not: put a shared type with its owner (the lower layer).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'errors-is-a-leaf',
+      severity: 'error',
+      comment: 'src/errors (the error catalog) is used by every layer and imports none of them.',
+      from: { path: '^src/errors/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/errors/' },
+    },
+    {
+      name: 'api-imports-only-errors',
+      severity: 'error',
+      comment:
+        'src/api (ModRule types, defaulting, structural validation) imports nothing from the engine ' +
+        'or above: the engine depends on the API types, not the other way round.',
+      from: { path: '^src/api/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(api|errors)/' },
+    },
+    {
+      name: 'api-does-no-io',
+      severity: 'error',
+      comment: 'src/api is pure: no network, file, Kubernetes, metrics or logging modules.',
+      from: { path: '^src/api/', pathNot: TESTS },
+      to: { path: [IO_PACKAGES, IO_CORE_MODULES] },
+    },
+    {
+      name: 'engine-imports-only-api-and-errors',
+      severity: 'error',
+      comment:
+        'src/engine (select language, templates, patcher, store, evaluation) is pure: besides ' +
+        'itself it uses only the API types and the error catalog; it knows nothing of HTTP, ' +
+        'Kubernetes, metrics, the webhook, the controller, the rule sources or the CLI.',
+      from: { path: '^src/engine/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(engine|api|errors)/' },
+    },
+    {
+      name: 'engine-does-no-io',
+      severity: 'error',
+      comment: 'src/engine does no I/O: no network, file, Kubernetes, metrics or logging modules.',
+      from: { path: '^src/engine/', pathNot: TESTS },
+      to: { path: [IO_PACKAGES, IO_CORE_MODULES] },
+    },
+    {
+      name: 'json-stream-is-a-leaf',
+      severity: 'error',
+      comment:
+        'src/json-stream (the resumable JSON parser) is usable from any layer: it imports only ' +
+        "the error catalog and the engine's JSON value types.",
+      from: { path: '^src/json-stream/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(json-stream/|errors/|engine/json\\.ts$)' },
+    },
+    {
+      name: 'observability-imports-only-errors',
+      severity: 'error',
+      comment:
+        'src/observability (logger, metrics, event-loop lag) is used by the layers above it.',
+      from: { path: '^src/observability/', pathNot: TESTS },
+      to: { path: '^src/', pathNot: '^src/(observability|errors)/' },
+    },
+    {
+      name: 'rule-sources-know-no-server',
+      severity: 'error',
+      comment:
+        'src/rules (ModRule files and the directory source) feeds the store; it does not know ' +
+        'the webhook, the controller, audit, TLS or the CLI that use it.',
+      from: { path: '^src/rules/', pathNot: TESTS },
+      to: { path: '^src/(webhook|controller|audit|reports|tls|cli)/' },
+    },
+    {
+      name: 'webhook-knows-no-controller-or-cli',
+      severity: 'error',
+      comment:
+        'src/webhook answers from memory: it does not import the controller (informers, the ' +
+        'Kubernetes client), TLS management or the CLI; they hand it what it needs.',
+      from: { path: '^src/webhook/', pathNot: TESTS },
+      to: { path: '^src/(controller|tls|cli)/' },
+    },
+    {
+      name: 'webhook-does-not-call-kubernetes',
+      severity: 'error',
+      comment: 'No API call on the request path: the webhook does not import a Kubernetes client.',
+      from: { path: '^src/webhook/', pathNot: TESTS },
+      to: { path: '^node_modules/@kubernetes/client-node/' },
+    },
+    {
+      name: 'only-the-cli-imports-the-cli',
+      severity: 'error',
+      comment: 'src/cli is the top layer (commands); shared code lives in the layer it belongs to.',
+      from: { path: '^src/', pathNot: `^src/cli/|${TESTS}` },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'src-does-not-import-tests',
+      severity: 'error',
+      comment: 'Shipped code does not import tests, test support, benchmarks or scripts.',
+      from: { path: '^src/', pathNot: TESTS },
+      to: { path: `${TESTS}|^(bench|scripts)/` },
+    },
+    {
+      name: 'src-uses-production-dependencies',
+      severity: 'error',
+      comment:
+        'What src/ imports at run time is in package.json "dependencies" (the production image ' +
+        'installs only those). The playground page is bundled at build time and is exempt.',
+      from: { path: '^src/', pathNot: `^src/playground/|${TESTS}` },
+      to: {
+        dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'no-unresolvable-import',
+      severity: 'error',
+      comment:
+        'Every import resolves to a file or an installed package (virtual: modules are made by ' +
+        'the playground build, scripts/playground).',
+      from: {},
+      to: { couldNotResolve: true, pathNot: '^virtual:' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|coverage)/' },
+    tsPreCompilationDeps: true,
+    preserveSymlinks: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};

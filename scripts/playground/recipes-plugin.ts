@@ -1,0 +1,104 @@
+import type { Plugin } from 'esbuild';
+import { load } from 'js-yaml';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** One recipe as the page gets it: recipe.yaml's fields, and the other files' YAML text. */
+export interface PageRecipe {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly operation: string;
+  readonly modrules: string;
+  readonly resource: string;
+  readonly refs?: string;
+  readonly old?: string;
+}
+
+export const VIRTUAL_RECIPES = 'virtual:recipes';
+const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
+
+/**
+ * The recipes of `dir` (samples/recipes/<name>/{recipe.yaml, modrules.yaml, resource.yaml,
+ * refs.yaml?, old.yaml?}), by name. A directory without recipe.yaml is not a recipe; a missing
+ * recipes directory is no recipes. A recipe.yaml without a `title` or `description` string, or
+ * with an unknown `operation`, or a recipe without its modrules.yaml or resource.yaml, fails the
+ * build naming the file and field.
+ */
+export async function readRecipes(dir: string): Promise<PageRecipe[]> {
+  if (!existsSync(dir)) return [];
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'recipe.yaml')))
+    .map((entry) => entry.name)
+    .sort();
+  return Promise.all(names.map((name) => readRecipe(join(dir, name), name)));
+}
+
+async function readRecipe(dir: string, name: string): Promise<PageRecipe> {
+  const metaFile = join(dir, 'recipe.yaml');
+  const meta = load(await readFile(metaFile, 'utf8'));
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    throw new Error(`${metaFile}: expected a mapping {title, description, operation?}`);
+  }
+  const field = (key: string): unknown => (meta as Record<string, unknown>)[key];
+  const text = (key: 'title' | 'description'): string => {
+    const value = field(key);
+    if (typeof value !== 'string' || value.trim() === '') {
+      throw new Error(`${metaFile}: ${key} must be a non-empty string`);
+    }
+    return value.trim();
+  };
+  const operation = field('operation') ?? 'CREATE';
+  if (typeof operation !== 'string' || !(OPERATIONS as readonly string[]).includes(operation)) {
+    throw new Error(`${metaFile}: operation must be one of ${OPERATIONS.join(', ')}`);
+  }
+  const file = async (base: string): Promise<string | undefined> => {
+    const path = join(dir, base);
+    return existsSync(path) ? readFile(path, 'utf8') : undefined;
+  };
+  const required = async (base: string): Promise<string> => {
+    const content = await file(base);
+    if (content === undefined)
+      throw new Error(`${join(dir, base)}: missing (every recipe has one)`);
+    return content;
+  };
+  const [modrules, resource, refs, old] = await Promise.all([
+    required('modrules.yaml'),
+    required('resource.yaml'),
+    file('refs.yaml'),
+    file('old.yaml'),
+  ]);
+  return {
+    name,
+    title: text('title'),
+    description: text('description'),
+    operation,
+    modrules,
+    resource,
+    ...(refs === undefined ? {} : { refs }),
+    ...(old === undefined ? {} : { old }),
+  };
+}
+
+/**
+ * esbuild plugin providing `import { RECIPES } from 'virtual:recipes'` (typed by
+ * src/playground/virtual-recipes.d.ts): the recipes of `dir` read at build time, so the static
+ * page carries every example and needs no server to list them.
+ */
+export function recipesPlugin(dir: string): Plugin {
+  return {
+    name: 'kubemod-recipes',
+    setup(build): void {
+      build.onResolve({ filter: /^virtual:recipes$/ }, () => ({
+        path: VIRTUAL_RECIPES,
+        namespace: 'kubemod-recipes',
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'kubemod-recipes' }, async () => ({
+        contents: `export const RECIPES = ${JSON.stringify(await readRecipes(dir))};\n`,
+        loader: 'js',
+        resolveDir: dir,
+      }));
+    },
+  };
+}
