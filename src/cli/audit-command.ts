@@ -37,7 +37,7 @@ import { enforcementByRule, enforcementFor } from '../reports/rule-enforcement.j
 import { buildReports } from '../reports/report-build.js';
 import type { ReportResult } from '../reports/report-result.js';
 import type { KubeClient } from '../controller/kube-client.js';
-import { safeYaml } from './machine-text.js';
+import { safeYaml } from '../engine/machine-text.js';
 
 export interface AuditIo extends CliIo {
   /** The Kubernetes API (tests); by default built from the kubeconfig. */
