@@ -1,5 +1,3 @@
-import type { EnforcementMode } from '../api/annotations.js';
-import { enforcementByRule } from '../reports/rule-enforcement.js';
 import { MODRULE_GROUP, MODRULE_KIND, MODRULE_PLURAL, MODRULE_VERSION } from '../api/index.js';
 import { loadModRule } from '../controller/modrule-sync.js';
 import type { JsonObject } from '../engine/json.js';
@@ -92,8 +90,6 @@ export interface ClusterRules {
   readonly unreadable: readonly Unreadable[];
   /** False when no list of ModRules succeeded at all. */
   readonly readAny: boolean;
-  /** Each listed ModRule's `api.kubemod.io/enforcement` mode, by `ns/name`. */
-  readonly enforcement: ReadonlyMap<string, EnforcementMode>;
 }
 
 /**
@@ -110,10 +106,8 @@ export async function readClusterRules(
   const invalid: string[] = [];
   const unreadable: Unreadable[] = [];
   let readAny = false;
-  const enforcement = new Map<string, EnforcementMode>();
   const load = (objects: readonly JsonObject[]): void => {
     readAny = true;
-    for (const [key, mode] of enforcementByRule(objects, '')) enforcement.set(key, mode);
     for (const obj of objects) {
       const result = loadModRule(obj, {
         store,
@@ -143,7 +137,7 @@ export async function readClusterRules(
       }
     }
   }
-  return { store, invalid, unreadable, readAny, enforcement };
+  return { store, invalid, unreadable, readAny };
 }
 
 /**

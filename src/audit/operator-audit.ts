@@ -23,7 +23,6 @@ import { createPeriodicAudit } from './periodic-audit.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
 import { publishReports } from '../reports/report-publisher.js';
-import { annotationsOf, enforcementFor } from '../reports/rule-enforcement.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -149,8 +148,6 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           audit: (signal) => {
             const collector = createReportCollector({
               store: options.store,
-              enforcement: (rule) =>
-                enforcementFor(rule, annotationsOf(options.modRules.get(rule.key))),
               mayReport: (rule, target, namespace) => {
                 const obj = options.modRules.get(rule.key);
                 return obj === undefined || authorUnknown(rule) !== undefined

@@ -30,10 +30,8 @@ import { CliError, type CliIo } from './cli-io.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js';
 import { expandRuleFiles, readText } from './read-inputs.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
-import { ENFORCEMENT_ANNOTATION, type EnforcementMode } from '../api/annotations.js';
 import { OPEN_REPORTS, servedReportApis, type ReportApi } from '../reports/report-api.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
-import { enforcementByRule, enforcementFor } from '../reports/rule-enforcement.js';
 import { buildReports } from '../reports/report-build.js';
 import type { ReportResult } from '../reports/report-result.js';
 import type { KubeClient } from '../controller/kube-client.js';
@@ -64,12 +62,8 @@ export function loadAuditKubeConfig(config: AuditConfig): KubeConfig {
   return kc;
 }
 
-function rulesFromFiles(config: AuditConfig): {
-  store: RuleStore;
-  enforcement: Map<string, EnforcementMode>;
-} {
+function rulesFromFiles(config: AuditConfig): RuleStore {
   const store = new RuleStore({ clusterNamespace: config.clusterNamespace });
-  const enforcement = new Map<string, EnforcementMode>();
   const errors: string[] = [];
   for (const file of expandRuleFiles(config.modrules)) {
     const parsed = parseDocuments(readText(file), file);
@@ -79,11 +73,9 @@ function rulesFromFiles(config: AuditConfig): {
     });
     errors.push(...parsed.errors, ...loaded.errors);
     for (const rule of loaded.rules) store.put(rule);
-    for (const [key, mode] of enforcementByRule(parsed.documents, config.namespace ?? 'default'))
-      enforcement.set(key, mode);
   }
   if (errors.length > 0) throw new CliError(errors.join(' | '), EXIT_ERROR);
-  return { store, enforcement };
+  return store;
 }
 
 /** `kubemod-ts audit`: see AUDIT_USAGE. Resolves the exit code. */
@@ -126,9 +118,8 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
   const notes: string[] = [];
 
   let store: RuleStore;
-  let enforcement: ReadonlyMap<string, EnforcementMode>;
   if (config.modrules.length > 0) {
-    ({ store, enforcement } = rulesFromFiles(config));
+    store = rulesFromFiles(config);
     notes.push(`what-if: ModRules from ${config.modrules.join(', ')}, not the cluster's`);
   } else {
     const cluster = await readClusterRules(api, {
@@ -141,7 +132,6 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
       throw new CliError(`cannot read the ModRules: ${first?.reason ?? 'unknown error'}`);
     }
     store = cluster.store;
-    enforcement = cluster.enforcement;
     unreadable.push(...cluster.unreadable);
     for (const invalid of cluster.invalid) notes.push(`ModRule not loaded (invalid): ${invalid}`);
   }
@@ -168,18 +158,7 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
     io.stderr(`\r${progressLine(p)}\u001b[K`);
   };
   const collector: ReportCollector | undefined =
-    config.output === 'report'
-      ? createReportCollector({
-          store,
-          enforcement: (rule) => {
-            const mode = enforcement.get(rule.key);
-            return enforcementFor(
-              rule,
-              mode === undefined ? undefined : { [ENFORCEMENT_ANNOTATION]: mode },
-            );
-          },
-        })
-      : undefined;
+    config.output === 'report' ? createReportCollector({ store }) : undefined;
   const session = await auditCluster({
     api,
     store,

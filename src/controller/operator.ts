@@ -28,7 +28,6 @@ import {
 import type { KubeClient } from './kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { bindModRuleInformer, retainedModRule } from './modrule-sync.js';
-import { keepingEnforcement } from '../reports/rule-enforcement.js';
 import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
@@ -93,8 +92,7 @@ export async function startOperator(
   const modRules = informer(
     `/apis/${MODRULE_GROUP}/${MODRULE_VERSION}/${MODRULE_PLURAL}`,
     {},
-    // (keepingEnforcement: the policy reports read the rule's enforcement mode.)
-    keepingEnforcement(retainedModRule),
+    retainedModRule,
   );
   const namespaces = informer('/api/v1/namespaces');
   const nodes = informer('/api/v1/nodes');

@@ -11,7 +11,8 @@ import { resultsForObject, type ReportResult } from './report-result.js';
 export interface ReportCollectorOptions {
   /** The store the audit evaluates with: the rules an UPDATE of each object runs. */
   readonly store: RuleStore;
-  readonly enforcement: (rule: CompiledRule) => EnforcementMode;
+  /** A rule's enforcement mode; by default the compiled rule's own. */
+  readonly enforcement?: ((rule: CompiledRule) => EnforcementMode) | undefined;
   /**
    * Whether the rule's results for objects of this collection may be reported (the operator: the
    * rule's author may list it). Undefined reports every rule (the CLI, with the user's own rights).
@@ -89,7 +90,7 @@ export function createReportCollector(options: ReportCollectorOptions): ReportCo
         rules,
         evaluation,
         verdict,
-        options.enforcement,
+        options.enforcement ?? ((rule) => rule.enforcement),
       )) {
         const list = result.result === 'pass' ? passes : findings;
         const max = result.result === 'pass' ? maxPasses : maxFindings;

@@ -7,7 +7,6 @@ import type { CompiledRule } from '../engine/rule.js';
 import { RuleStore } from '../engine/store.js';
 import { makeRule } from '../engine/test-rules.js';
 import { MAX_MESSAGE_LENGTH, resultsForObject, type ReportResult } from './report-result.js';
-import { enforcementFor, keepingEnforcement } from './rule-enforcement.js';
 
 const configMap = (labels: Record<string, string>): JsonObject => ({
   apiVersion: 'v1',
@@ -144,34 +143,5 @@ describe('resultsForObject', () => {
       ['audited', 'fail', 'also bad'],
       ['quiet', 'pass', 'an update would not be rejected'],
     ]);
-  });
-});
-
-describe('enforcementFor', () => {
-  it("takes the compiled rule's own mode when it carries one, else the annotation", () => {
-    // A compiled rule without a mode of its own (an engine that does not carry one).
-    const rule = { ...rejectBad('r'), enforcement: undefined } as unknown as CompiledRule;
-    expect(enforcementFor(rule, undefined)).toBe('Enforce');
-    expect(enforcementFor(rule, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Warn');
-    const carrying = { ...rule, enforcement: 'Audit' as const };
-    expect(enforcementFor(carrying, { [ENFORCEMENT_ANNOTATION]: 'Warn' })).toBe('Audit');
-  });
-});
-
-describe('keepingEnforcement', () => {
-  it('adds a valid enforcement annotation to what the cache keeps, and nothing else', () => {
-    const lean = (obj: JsonObject): JsonObject => ({ metadata: { name: identity(obj) } });
-    const identity = (obj: JsonObject): string =>
-      (obj.metadata as { name: string } | undefined)?.name ?? '';
-    const keep = keepingEnforcement(lean);
-    const rule = (value: string): JsonObject => ({
-      metadata: { name: 'r', annotations: { [ENFORCEMENT_ANNOTATION]: value, other: 'x' } },
-      spec: {},
-    });
-    expect(keep(rule('Warn'))).toEqual({
-      metadata: { name: 'r', annotations: { [ENFORCEMENT_ANNOTATION]: 'Warn' } },
-    });
-    expect(keep(rule('x'.repeat(100)))).toEqual({ metadata: { name: 'r' } });
-    expect(keep({ metadata: { name: 'r' } })).toEqual({ metadata: { name: 'r' } });
   });
 });
