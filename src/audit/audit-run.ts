@@ -2,7 +2,12 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import type { JsonObject, JsonPatchOperation } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
 import type { AuditApi } from './audit-api.js';
-import { identityOf, verdictOf, withoutManagedFields } from './object-verdict.js';
+import {
+  identityOf,
+  verdictOf,
+  withoutManagedFields,
+  type ObjectVerdict,
+} from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';
 import type { ListTask } from './scope-plan.js';
 import { apiVersionOf, type TargetResource } from './target-resources.js';
@@ -89,6 +94,15 @@ export interface AuditRunOptions {
   readonly mayCount?:
     | ((rule: string, target: TargetResource, namespace: string | undefined) => Promise<boolean>)
     | undefined;
+  /** Told about every evaluated object (the policy report collector); awaited before the next. */
+  readonly onEvaluated?:
+    | ((
+        object: JsonObject,
+        target: TargetResource,
+        result: EvaluationResult,
+        verdict: ObjectVerdict,
+      ) => Promise<void>)
+    | undefined;
 }
 
 /** Rule failures kept with their details (all are counted). */
@@ -149,6 +163,7 @@ export async function auditObjects(options: AuditRunOptions): Promise<AuditRunRe
       return;
     }
     const verdict = verdictOf(result);
+    await options.onEvaluated?.(object, target, result, verdict);
     const counted = await countable(
       [
         ...verdict.failures.map((f) => f.rule),

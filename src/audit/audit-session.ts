@@ -35,6 +35,8 @@ export interface AuditSessionInput {
   readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
   /** Whether an object may count for a rule (see AuditRunOptions.mayCount). */
   readonly mayCount?: AuditRunOptions['mayCount'];
+  /** Told about every evaluated object (see AuditRunOptions.onEvaluated). */
+  readonly onEvaluated?: AuditRunOptions['onEvaluated'];
 }
 
 export interface AuditSessionResult {
@@ -114,6 +116,7 @@ export async function auditCluster(input: AuditSessionInput): Promise<AuditSessi
     yieldNow: input.yieldNow,
     onProgress: input.onProgress,
     mayCount: input.mayCount,
+    onEvaluated: input.onEvaluated,
   });
   return { result, rules: rules.map((r) => r.key), unreadable: discovery.unreadable, notes };
 }

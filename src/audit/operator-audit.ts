@@ -20,6 +20,9 @@ import { discoverTargets } from './cluster-inputs.js';
 import { kubeAuditApi, kubeRuleReporter } from './kube-audit-api.js';
 import { identityOf } from './object-verdict.js';
 import { createPeriodicAudit } from './periodic-audit.js';
+import type { CompiledRule } from '../engine/rule.js';
+import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
+import { publishReports } from '../reports/report-publisher.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -113,6 +116,15 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
     now: options.now,
   });
 
+  const authorUnknown = (rule: CompiledRule): string | undefined => {
+    const obj = options.modRules.get(rule.key);
+    const author = obj === undefined ? undefined : authorOf(obj);
+    return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
+  };
+  // The policy reports of the run in progress: a rule reports only objects its author may list,
+  // and a rule without a recorded author reports nothing (docs/policy-reports.md).
+  let reports: ReportCollector | undefined;
+
   const periodic =
     options.auditIntervalMs > 0
       ? createPeriodicAudit({
@@ -124,13 +136,27 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           logger: options.logger,
           now: options.now,
           delay: options.delay,
-          uncountable: (rule) => {
-            const obj = options.modRules.get(rule.key);
-            const author = obj === undefined ? undefined : authorOf(obj);
-            return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
+          uncountable: authorUnknown,
+          publishReports: async () => {
+            if (reports === undefined) return;
+            await publishReports(reports.collected(), {
+              client: options.client,
+              logger: options.logger,
+            });
+            reports = undefined;
           },
-          audit: (signal) =>
-            auditCluster({
+          audit: (signal) => {
+            const collector = createReportCollector({
+              store: options.store,
+              mayReport: (rule, target, namespace) => {
+                const obj = options.modRules.get(rule.key);
+                return obj === undefined || authorUnknown(rule) !== undefined
+                  ? Promise.resolve(false)
+                  : gate.accessFor(obj).mayList(target, namespace);
+              },
+            });
+            reports = collector;
+            return auditCluster({
               api,
               store: options.store,
               refs: options.refs,
@@ -149,7 +175,10 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
                   ? Promise.resolve(false)
                   : gate.accessFor(obj).mayList(target, namespace);
               },
-            }),
+              onEvaluated: (object, target, result, verdict) =>
+                collector.observe(object, target, result, verdict),
+            });
+          },
         })
       : undefined;
 

@@ -166,4 +166,50 @@ describe('periodic audit', () => {
     expect(text).not.toContain('rule="shop/secret"');
     expect(text).toContain('kubemod_audit_unreadable_collections 1');
   });
+
+  it('publishes the policy reports after the statuses, and not when leadership was lost', async () => {
+    const store = new RuleStore();
+    const patch = [{ op: 'add', path: '/metadata/labels/x', value: 'y' }];
+    store.put(makeRule('shop', 'a', { type: 'Patch', match: [{ select: '$.kind' }], patch }));
+    const reporter = new RecordingReporter();
+    const order: string[] = [];
+    const leader = { value: true };
+    let clock = 0;
+    const periodic = createPeriodicAudit({
+      intervalMs: 10,
+      isLeader: () => leader.value,
+      audit: () => {
+        order.push('audit');
+        // The second run ends after this replica stopped leading: nothing is published.
+        if (order.filter((o) => o === 'audit').length === 2) leader.value = false;
+        return Promise.resolve(session({ 'shop/a': 1 }, [], ['shop/a']));
+      },
+      store: () => store,
+      reporter: {
+        patchStatus: (ns, name, status) => {
+          order.push('status');
+          return reporter.patchStatus(ns, name, status);
+        },
+        event: (rule, event) => reporter.event(rule, event),
+      },
+      metrics: registerAuditMetrics(createMetrics().registry, () => true),
+      logger: createSilentLogger(),
+      publishReports: (published) => {
+        order.push(`reports ${String(published.result.audited)}`);
+        return Promise.resolve();
+      },
+      now: () => clock,
+      delay: (ms) =>
+        new Promise<void>((resolve) => {
+          clock += ms;
+          setTimeout(resolve, 1);
+        }),
+    });
+    periodic.start();
+    for (let i = 0; i < 5000 && order.filter((o) => o === 'audit').length < 2; i++)
+      await new Promise((r) => setTimeout(r, 2));
+    await periodic.stop();
+    expect(order.slice(0, 4)).toEqual(['audit', 'status', 'reports 10', 'audit']);
+    expect(order.filter((o) => o.startsWith('reports'))).toHaveLength(1);
+  });
 });

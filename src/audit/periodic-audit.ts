@@ -26,6 +26,11 @@ export interface PeriodicAuditOptions {
    * Its objects are counted only for authors who may list them (the audit's mayCount).
    */
   readonly uncountable?: ((rule: CompiledRule) => string | undefined) | undefined;
+  /**
+   * Writes the run's policy reports (after the statuses), for runs that completed while leading.
+   * Must not throw (it logs its own failures).
+   */
+  readonly publishReports?: ((session: AuditSessionResult) => Promise<void>) | undefined;
   /** Status writes in flight at once. */
   readonly statusConcurrency?: number;
 }
@@ -119,6 +124,8 @@ export function createPeriodicAudit(options: PeriodicAuditOptions): PeriodicAudi
     if (lifetime.signal.aborted || !options.isLeader()) return;
     const finishedAt = options.now();
     await publish(session, finishedAt);
+    if (options.publishReports !== undefined && options.isLeader())
+      await options.publishReports(session);
     runs++;
     const unreadable = [...session.unreadable, ...session.result.unreadable];
     options.logger.info(

@@ -7,6 +7,8 @@ import { CONFIGMAPS, FakeAuditApi } from '../audit/fake-audit-api.test-support.j
 import { MODRULES, MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES } from '../audit/cluster-inputs.js';
 import { parseAuditArgs } from './audit-config.js';
 import { runAudit } from './audit-command.js';
+import { load, loadAll } from 'js-yaml';
+import { WG_POLICY } from '../reports/report-api.js';
 
 function cluster(): FakeAuditApi {
   const api = new FakeAuditApi();
@@ -164,5 +166,69 @@ describe('kubemod-ts audit', () => {
     expect((await run(['-o', 'xml'], cluster())).code).toBe(2);
     expect((await run(['--page-size', '0'], cluster())).code).toBe(2);
     expect(parseAuditArgs(['--help'])).toBe('help');
+  });
+
+  it('prints the policy reports the operator would write with -o report', async () => {
+    const api = cluster();
+    api.add(MODRULES, {
+      apiVersion: 'api.kubemod.io/v1beta1',
+      kind: 'ModRule',
+      metadata: {
+        name: 'no-data',
+        namespace: 'shop',
+        generation: 1,
+        annotations: { 'api.kubemod.io/enforcement': 'Warn' },
+      },
+      spec: {
+        type: 'Reject',
+        rejectMessage: 'ConfigMap {{ .Target.metadata.name }} has data',
+        match: [
+          { select: '$.kind', matchValue: 'ConfigMap' },
+          { select: '$.data.a', matchValue: '1' },
+        ],
+      },
+    });
+    let out = '';
+    let err = '';
+    const code = await runAudit(['-o', 'report'], {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      env: {},
+      api,
+      reportApis: () => Promise.resolve([WG_POLICY]),
+    });
+    expect(err).toBe('');
+    expect(code).toBe(1);
+    const docs = loadAll(out) as {
+      kind: string;
+      metadata: { name: string; namespace: string };
+      summary: Record<string, number>;
+      results: { policy: string; result: string; message: string; resources: { name: string }[] }[];
+    }[];
+    expect(docs.map((d) => `${d.kind} ${d.metadata.namespace}/${d.metadata.name}`)).toEqual([
+      'PolicyReport shop/kubemod-ts',
+    ]);
+    const [report] = docs;
+    expect(report?.summary).toEqual({ pass: 2, fail: 1, warn: 1, error: 0, skip: 0 });
+    expect(
+      report?.results.map((r) => `${r.resources[0]?.name ?? ''} ${r.policy} ${r.result}`),
+    ).toEqual([
+      'ok shop/no-data pass',
+      'ok shop/team pass',
+      'settings shop/no-data warn',
+      'settings shop/team fail',
+    ]);
+    expect(report?.results[2]?.message).toBe('ConfigMap settings has data');
+
+    // Without either report API, the OpenReports form is shown and the user is told.
+    let note = '';
+    await runAudit(['-o', 'report'], {
+      stdout: (t) => (out = t),
+      stderr: (t) => (note += t),
+      env: {},
+      api: cluster(),
+    });
+    expect(note).toContain('the cluster serves neither');
+    expect((load(out) as { apiVersion: string }).apiVersion).toBe('openreports.io/v1alpha1');
   });
 });

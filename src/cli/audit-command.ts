@@ -30,10 +30,18 @@ import { CliError, type CliIo } from './cli-io.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js';
 import { expandRuleFiles, readText } from './read-inputs.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
+import { OPEN_REPORTS, servedReportApis, type ReportApi } from '../reports/report-api.js';
+import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
+import { buildReports } from '../reports/report-build.js';
+import type { ReportResult } from '../reports/report-result.js';
+import type { KubeClient } from '../controller/kube-client.js';
+import { safeYaml } from '../engine/machine-text.js';
 
 export interface AuditIo extends CliIo {
   /** The Kubernetes API (tests); by default built from the kubeconfig. */
   readonly api?: AuditApi | undefined;
+  /** The policy report APIs the cluster serves (tests); by default asked of the API server. */
+  readonly reportApis?: (() => Promise<readonly ReportApi[]>) | undefined;
   /** Milliseconds, for throttling the progress line; defaults to Date.now. */
   readonly now?: (() => number) | undefined;
 }
@@ -96,8 +104,16 @@ export async function runAudit(argv: readonly string[], io: AuditIo): Promise<nu
 }
 
 async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
-  const api =
-    io.api ?? kubeAuditApi(createKubeClient(kubeConfigConnection(loadAuditKubeConfig(config))));
+  let client: KubeClient | undefined;
+  let api: AuditApi;
+  if (io.api === undefined) {
+    client = createKubeClient(kubeConfigConnection(loadAuditKubeConfig(config)));
+    api = kubeAuditApi(client);
+  } else api = io.api;
+  const reportApis =
+    io.reportApis ??
+    ((): Promise<readonly ReportApi[]> =>
+      client === undefined ? Promise.resolve([]) : servedReportApis(client));
   const unreadable: Unreadable[] = [];
   const notes: string[] = [];
 
@@ -141,6 +157,8 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
     lastDrawn = t;
     io.stderr(`\r${progressLine(p)}\u001b[K`);
   };
+  const collector: ReportCollector | undefined =
+    config.output === 'report' ? createReportCollector({ store }) : undefined;
   const session = await auditCluster({
     api,
     store,
@@ -156,6 +174,10 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
     pageSize: config.pageSize,
     concurrency: config.concurrency,
     onProgress: showProgress ? draw : undefined,
+    onEvaluated:
+      collector === undefined
+        ? undefined
+        : (object, target, result, verdict) => collector.observe(object, target, result, verdict),
   });
   if (showProgress) io.stderr('\r\u001b[K');
   const report = buildReport(session.result, {
@@ -172,8 +194,29 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
     case 'table':
       io.stdout(renderTable(report));
       break;
+    case 'report': {
+      const collected = collector?.collected() ?? { results: [], dropped: 0 };
+      const [reportApi] = await reportApis();
+      if (reportApi === undefined)
+        io.stderr(
+          'kubemod-ts audit: the cluster serves neither openreports.io/v1alpha1 nor wgpolicyk8s.io/v1alpha2: the operator would write no report; showing them as openreports.io/v1alpha1\n',
+        );
+      if (collected.dropped > 0)
+        io.stderr(
+          `kubemod-ts audit: ${String(collected.dropped)} result(s) left out (too many to keep)\n`,
+        );
+      io.stdout(renderReports(reportApi ?? OPEN_REPORTS, collected.results));
+      break;
+    }
   }
   return exitCodeOf(report);
+}
+
+/** The reports a set of results makes, as a multi-document YAML stream (`kubectl apply -f -` ready). */
+function renderReports(reportApi: ReportApi, results: readonly ReportResult[]): string {
+  return buildReports(reportApi, results)
+    .map((report) => `---\n${safeYaml(report.manifest)}`)
+    .join('');
 }
 
 function firstLine(message: string): string {

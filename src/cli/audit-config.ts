@@ -6,7 +6,7 @@ import { integerFlag } from './flag-values.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 
 export const AUDIT_USAGE = `Usage: kubemod-ts audit [--kubeconfig <file>] [--context <name>] [-n <namespace>]
-                        [--modrule <file|dir> …] [-o table|json|yaml]
+                        [--modrule <file|dir> …] [-o table|json|yaml|report]
 
 Lists the live objects of the kinds the dragnet webhook receives, in the scopes of the ModRules,
 and evaluates each one as the webhook would evaluate an UPDATE of it, as it is now. Reports the
@@ -25,7 +25,9 @@ Options:
   --webhook-configuration <name>  MutatingWebhookConfiguration whose dragnet webhook lists the
                                   audited resources (default kubemod-mutating-webhook-configuration;
                                   the bundle's list when it cannot be read)
-  -o, --output <format>           table (default), json or yaml
+  -o, --output <format>           table (default), json, yaml, or report: the policy reports the
+                                  operator's periodic audit would write (YAML), in the API the
+                                  cluster serves (openreports.io, else wgpolicyk8s.io)
   --page-size <n>                 objects per list request (default 500)
   --concurrency <n>               collections listed at once (default 4)
   --no-progress                   no progress line on stderr (it is shown only on a terminal)
@@ -36,7 +38,7 @@ Exit status: 0 every audited object conforms; 1 some object would be patched or 
 read (reported as "not audited") and nothing non-conforming was found.
 `;
 
-export type AuditOutput = 'table' | 'json' | 'yaml';
+export type AuditOutput = 'table' | 'json' | 'yaml' | 'report';
 
 export interface AuditConfig {
   readonly kubeconfig: string | undefined;
@@ -80,10 +82,10 @@ export function parseAuditArgs(argv: readonly string[]): AuditConfig | 'help' {
   }
   if (values.help === true) return 'help';
   const output = values.output;
-  if (output !== 'table' && output !== 'json' && output !== 'yaml') {
+  if (output !== 'table' && output !== 'json' && output !== 'yaml' && output !== 'report') {
     throw new KubemodError(
       'INPUT_INVALID',
-      `--output must be table, json or yaml, got ${JSON.stringify(output)}`,
+      `--output must be table, json, yaml or report, got ${JSON.stringify(output)}`,
     );
   }
   if (values.namespace === '')

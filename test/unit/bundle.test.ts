@@ -432,6 +432,11 @@ describe('RBAC of the default bundle and the optional apply-to-existing piece', 
       'core/events: patch',
       'core/pods: patch',
       'events.k8s.io/events: patch',
+      // The periodic audit's own policy reports (docs/policy-reports.md).
+      'openreports.io/clusterreports: update',
+      'openreports.io/reports: update',
+      'wgpolicyk8s.io/clusterpolicyreports: update',
+      'wgpolicyk8s.io/policyreports: update',
     ]);
     expect(bundle().some((d) => d.metadata?.name === 'kubemod-operator-apply-existing')).toBe(
       false,

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { verdictOf } from '../audit/object-verdict.js';
+import type { TargetResource } from '../audit/target-resources.js';
+import { evaluate } from '../engine/evaluate.js';
+import type { JsonObject } from '../engine/json.js';
+import { RuleStore } from '../engine/store.js';
+import { makeRule } from '../engine/test-rules.js';
+import { createReportCollector, type ReportCollectorOptions } from './report-collector.js';
+
+const CONFIGMAPS: TargetResource = {
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+};
+const NAMESPACES: TargetResource = {
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+};
+
+function storeOf(): RuleStore {
+  const store = new RuleStore();
+  store.put(
+    makeRule('shop', 'label', {
+      type: 'Patch',
+      match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+      patch: [{ op: 'add', path: '/metadata/labels/team', value: 'x' }],
+    }),
+  );
+  store.put(
+    makeRule('kubemod-system', 'no-bad', {
+      type: 'Reject',
+      targetNamespaceRegex: '.*',
+      match: [{ select: '$.metadata.labels.bad', matchValue: 'true' }],
+    }),
+  );
+  // Not run on UPDATE: never reported.
+  store.put(
+    makeRule('shop', 'create-only', {
+      type: 'Reject',
+      admissionOperations: ['CREATE'],
+      match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
+    }),
+  );
+  return store;
+}
+
+async function collect(
+  objects: readonly [JsonObject, TargetResource][],
+  options: Partial<ReportCollectorOptions> = {},
+): Promise<ReturnType<ReturnType<typeof createReportCollector>['collected']>> {
+  const store = storeOf();
+  const collector = createReportCollector({ store, enforcement: () => 'Enforce', ...options });
+  for (const [object, target] of objects) {
+    const namespace = target.kind === 'Namespace' ? undefined : 'shop';
+    const result = evaluate(store, { operation: 'UPDATE', namespace, object });
+    await collector.observe(object, target, result, verdictOf(result));
+  }
+  return collector.collected();
+}
+
+const cm = (name: string, labels: Record<string, string> = {}): JsonObject => ({
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'shop', labels },
+});
+const ns = (name: string): JsonObject => ({ kind: 'Namespace', metadata: { name } });
+
+describe('createReportCollector', () => {
+  it('reports each object against the rules an UPDATE of it runs', async () => {
+    const { results, dropped } = await collect([
+      [cm('a', { bad: 'true', team: 'x' }), CONFIGMAPS],
+      [ns('shop'), NAMESPACES],
+    ]);
+    expect(dropped).toBe(0);
+    expect(
+      results.map((r) => `${r.subject.namespace ?? '-'}/${r.subject.name} ${r.policy} ${r.result}`),
+    ).toEqual([
+      'shop/a kubemod-system/no-bad fail',
+      'shop/a shop/label pass',
+      '-/shop kubemod-system/no-bad pass',
+    ]);
+  });
+
+  it('leaves out rules whose results may not be reported for the collection', async () => {
+    const asked: string[] = [];
+    const { results } = await collect([[cm('a'), CONFIGMAPS]], {
+      mayReport: (rule, target, namespace) => {
+        asked.push(`${rule.key} ${target.resource} ${namespace ?? ''}`);
+        return Promise.resolve(rule.key !== 'shop/label');
+      },
+    });
+    expect(asked).toEqual(['kubemod-system/no-bad configmaps shop', 'shop/label configmaps shop']);
+    expect(results.map((r) => r.policy)).toEqual(['kubemod-system/no-bad']);
+  });
+
+  it('keeps findings before passes and counts what it drops', async () => {
+    const { results, dropped } = await collect(
+      [
+        [cm('a'), CONFIGMAPS],
+        [cm('b'), CONFIGMAPS],
+        [cm('c', { team: 'z', bad: 'true' }), CONFIGMAPS],
+      ],
+      { maxFindings: 2, maxPasses: 1 },
+    );
+    expect(results.map((r) => `${r.subject.name} ${r.policy} ${r.result}`)).toEqual([
+      'a shop/label fail',
+      'b shop/label fail',
+      'a kubemod-system/no-bad pass',
+    ]);
+    expect(dropped).toBe(3);
+  });
+});

@@ -1,0 +1,105 @@
+import type { EnforcementMode } from '../api/annotations.js';
+import type { EvaluationResult } from '../engine/evaluate.js';
+import type { JsonObject } from '../engine/json.js';
+import type { CompiledRule } from '../engine/rule.js';
+import type { RuleStore } from '../engine/store.js';
+import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
+import { apiVersionOf, type TargetResource } from '../audit/target-resources.js';
+import { admissionNamespace } from '../webhook/admission-evaluation.js';
+import { resultsForObject, type ReportResult } from './report-result.js';
+
+export interface ReportCollectorOptions {
+  /** The store the audit evaluates with: the rules an UPDATE of each object runs. */
+  readonly store: RuleStore;
+  /** A rule's enforcement mode; by default the compiled rule's own. */
+  readonly enforcement?: ((rule: CompiledRule) => EnforcementMode) | undefined;
+  /**
+   * Whether the rule's results for objects of this collection may be reported (the operator: the
+   * rule's author may list it). Undefined reports every rule (the CLI, with the user's own rights).
+   */
+  readonly mayReport?:
+    | ((
+        rule: CompiledRule,
+        target: TargetResource,
+        namespace: string | undefined,
+      ) => Promise<boolean>)
+    | undefined;
+  /** Results kept with a non-pass outcome, at most (memory bound). */
+  readonly maxFindings?: number | undefined;
+  /** `pass` results kept, at most (memory bound; passes are the first to go). */
+  readonly maxPasses?: number | undefined;
+}
+
+export interface CollectedResults {
+  readonly results: readonly ReportResult[];
+  /** Results left out because a bound was reached. */
+  readonly dropped: number;
+}
+
+export interface ReportCollector {
+  /** Called by the audit for every evaluated object (AuditRunOptions.onEvaluated). */
+  observe(
+    object: JsonObject,
+    target: TargetResource,
+    evaluation: EvaluationResult,
+    verdict: ObjectVerdict,
+  ): Promise<void>;
+  collected(): CollectedResults;
+}
+
+export const DEFAULT_MAX_FINDINGS = 50_000;
+export const DEFAULT_MAX_PASSES = 100_000;
+
+/**
+ * Gathers one audit's report results, one per object × rule that applies to it: the rules an
+ * UPDATE of the object runs (its namespace's and the cluster-wide rules whose scope covers it,
+ * for its kind, acting on UPDATE), minus those `mayReport` refuses. Memory is bounded: past
+ * `maxPasses` pass results and `maxFindings` others, further results are counted and dropped.
+ */
+export function createReportCollector(options: ReportCollectorOptions): ReportCollector {
+  const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
+  const maxPasses = options.maxPasses ?? DEFAULT_MAX_PASSES;
+  const findings: ReportResult[] = [];
+  const passes: ReportResult[] = [];
+  let dropped = 0;
+
+  const reportable = async (
+    rules: readonly CompiledRule[],
+    target: TargetResource,
+    namespace: string | undefined,
+  ): Promise<CompiledRule[]> => {
+    if (options.mayReport === undefined) return [...rules];
+    const out: CompiledRule[] = [];
+    for (const rule of rules) if (await options.mayReport(rule, target, namespace)) out.push(rule);
+    return out;
+  };
+
+  return {
+    async observe(object, target, evaluation, verdict): Promise<void> {
+      const { name, namespace, uid } = identityOf(object);
+      const candidates = options.store.candidates({
+        namespace: admissionNamespace(target.kind, namespace),
+        kind: target.kind,
+        operation: 'UPDATE',
+      });
+      if (candidates.length === 0) return;
+      const rules = await reportable(candidates, target, namespace);
+      const subject = { apiVersion: apiVersionOf(target), kind: target.kind, namespace, name, uid };
+      for (const result of resultsForObject(
+        subject,
+        rules,
+        evaluation,
+        verdict,
+        options.enforcement ?? ((rule) => rule.enforcement),
+      )) {
+        const list = result.result === 'pass' ? passes : findings;
+        const max = result.result === 'pass' ? maxPasses : maxFindings;
+        if (list.length < max) list.push(result);
+        else dropped++;
+      }
+    },
+    collected(): CollectedResults {
+      return { results: [...findings, ...passes], dropped };
+    },
+  };
+}
