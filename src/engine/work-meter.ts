@@ -70,9 +70,9 @@ export const DEFAULT_WORK_LIMITS: WorkLimits = Object.freeze({
   namespaceUnits: 500_000,
   requestUnits: 500_000,
   renderUnits: 40_000,
-  ruleMillis: 500,
-  namespaceMillis: 1000,
-  requestMillis: 1000,
+  ruleMillis: 1000,
+  namespaceMillis: 2000,
+  requestMillis: 2000,
 });
 
 /**
