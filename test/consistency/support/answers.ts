@@ -131,7 +131,8 @@ export async function webhook(harness: Harness, resource: JsonObject): Promise<A
       : message.startsWith(REJECTED_PREFIX)
         ? message.slice(REJECTED_PREFIX.length)
         : message,
-    failed: failedWarning === undefined ? [] : failedWarning.slice(FAILED_PREFIX.length).split(', '),
+    failed:
+      failedWarning === undefined ? [] : failedWarning.slice(FAILED_PREFIX.length).split(', '),
   };
 }
 
@@ -154,7 +155,10 @@ export function passesTest(
   const file = join(dir, 'kubemod-test.yaml');
   writeFileSync(
     file,
-    JSON.stringify({ rules: [rulesDir], cases: [{ name: 'same answer', resource: resourceFile, expect }] }),
+    JSON.stringify({
+      rules: [rulesDir],
+      cases: [{ name: 'same answer', resource: resourceFile, expect }],
+    }),
   );
   let output = '';
   const code = runTest([file, '--output', 'json'], {

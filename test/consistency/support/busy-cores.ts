@@ -12,10 +12,9 @@ export async function busyCores(threads = availableParallelism()): Promise<BusyC
   const workers = Array.from(
     { length: threads },
     () =>
-      new Worker(
-        "require('node:worker_threads').parentPort.postMessage('spinning'); for (;;) {}",
-        { eval: true },
-      ),
+      new Worker("require('node:worker_threads').parentPort.postMessage('spinning'); for (;;) {}", {
+        eval: true,
+      }),
   );
   await Promise.all(
     workers.map(
