@@ -46,5 +46,5 @@ export function cpuClock(proc: ProcessLike | null = processOf()): () => number {
 
 function processOf(): ProcessLike | null {
   const value: unknown = (globalThis as { process?: unknown }).process;
-  return typeof value === 'object' && value !== null ? (value) : null;
+  return typeof value === 'object' && value !== null ? value : null;
 }

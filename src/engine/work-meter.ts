@@ -121,6 +121,8 @@ export class WorkMeter {
   /** Units set aside while a template render runs under its cap (see render). */
   private reserved = 0;
   private rendering = false;
+  /** Keys chargeOnce has charged in this request. */
+  private chargedOnce: Set<string> | undefined;
 
   /**
    * @param subject what the meter measures, for messages ("request", "ModRule compilation").
@@ -157,6 +159,17 @@ export class WorkMeter {
     } else if (now > this.deadline) {
       this.stop('time');
     }
+  }
+
+  /**
+   * Charges `units` for `key` once per meter (one request): the first use of something a cache
+   * keeps across requests (a compiled regex) pays what building it costs, in every request alike.
+   */
+  chargeOnce(key: string, units: number): void {
+    this.chargedOnce ??= new Set();
+    if (this.chargedOnce.has(key)) return;
+    this.charge(units);
+    this.chargedOnce.add(key);
   }
 
   /** Charges the work of reading or building `bytes` bytes (or elements) of data. */
@@ -341,6 +354,11 @@ export function activeMeter(): WorkMeter | undefined {
 /** Charges `units` to the active meter (nothing when none is active). */
 export function charge(units: number): void {
   if (active !== undefined) active.charge(units);
+}
+
+/** Charges `units` for `key` once per request to the active meter (see WorkMeter.chargeOnce). */
+export function chargeOnce(key: string, units: number): void {
+  if (active !== undefined) active.chargeOnce(key, units);
 }
 
 /** Charges reading or building `bytes` bytes or elements to the active meter. */

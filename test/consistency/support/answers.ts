@@ -6,7 +6,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
-import type { JsonObject, JsonPatchOperation } from '../../../src/engine/json.js';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonPatchOperation,
+  type JsonValue,
+} from '../../../src/engine/json.js';
 import { runTest } from '../../../src/cli/test-command.js';
 import { runCli } from '../../hostile/support/cli.js';
 import {
@@ -50,7 +55,9 @@ export function writeRules(dir: string, rules: readonly RuleFile[]): string {
 
 /** Every ModRule manifest of the files, for a `/v1/dryrun` body. */
 export function ruleManifests(rules: readonly RuleFile[]): JsonObject[] {
-  return rules.flatMap((rule) => loadAll(rule.yaml) as JsonObject[]).filter((d) => d !== null);
+  return rules.flatMap((rule) =>
+    loadAll(rule.yaml).filter((d): d is JsonObject => isJsonObject(d as JsonValue)),
+  );
 }
 
 /** `kubemod-ts dryrun --modrule <rulesDir> --resource <file> -o json`, in a fresh process. */
@@ -108,15 +115,16 @@ const FAILED_PREFIX = 'kubemod-ts: ModRule(s) failed and were skipped: ';
 /** The dragnet webhook's AdmissionReview answer for a CREATE of `resource`. */
 export async function webhook(harness: Harness, resource: JsonObject): Promise<Answer> {
   const metadata = resource.metadata as JsonObject;
+  const text = (value: JsonValue | undefined): string => (typeof value === 'string' ? value : '');
   const answer = await harness.post(
     '/dragnet-webhook',
     admissionReview({
       operation: 'CREATE',
-      kind: String(resource.kind),
+      kind: text(resource.kind),
       group: 'apps',
       resource: 'deployments',
-      namespace: String(metadata.namespace),
-      name: String(metadata.name),
+      namespace: text(metadata.namespace),
+      name: text(metadata.name),
       object: resource,
     }),
   );
