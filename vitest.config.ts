@@ -16,7 +16,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/hostile/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'test/unit/**/*.test.ts',
+            'test/hostile/**/*.test.ts',
+            'test/consistency/**/*.test.ts',
+          ],
           environment: 'node',
           globalSetup: ['test/unit/global-setup.ts'],
         },

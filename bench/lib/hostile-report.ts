@@ -191,6 +191,7 @@ export function report(input: ReportInput): { text: string; correct: boolean } {
           '',
           `NOTE: the baseline (no hostile input) itself misses p99 < ${String(settings.p99TargetMs)} ms or failed: this machine is too slow or too busy for the figures below to mean anything (load average ${load1.toFixed(1)} / ${load5.toFixed(1)} over 1 / 5 min at the end, ${String(cpus().length)} CPUs). Run it again on a quiet machine.`,
         ];
+  const backstops = input.logEvents.filter((e) => e.kind === 'backstop');
   const lines = [
     `Hostile-input benchmark — ${environment()}; ${pinned}; log level ${settings.logLevel}; load average ${load1.toFixed(1)} / ${load5.toFixed(1)} (1 / 5 min) at the end.`,
     ...baselineNote,
@@ -226,13 +227,16 @@ export function report(input: ReportInput): { text: string; correct: boolean } {
     '| ---: | --- | --- | --- |',
     ...ruleEventRows(input.ruleEvents, input.logEvents),
     '',
+    `Stopped by the time backstop instead of work units (must be 0): ${String(backstops.length)}${backstops.length === 0 ? '' : ` — first: ${cell(backstops[0]?.text ?? '')}`}.`,
+    '',
     `Server: RSS after warm-up ${f0(input.idleRssMb)} MB; /metrics ${f0(input.metricsBytes.before === undefined ? undefined : input.metricsBytes.before / 1024)} KB before, ${f0(input.metricsBytes.after === undefined ? undefined : input.metricsBytes.after / 1024)} KB after; ${input.stopped}.`,
     '',
     'Targets:',
     '',
     formatTargets(targets),
   ];
-  const correct = normalFailed === 0 && fiveXx === 0 && input.serverSurvived;
+  const correct =
+    normalFailed === 0 && fiveXx === 0 && input.serverSurvived && backstops.length === 0;
   return { text: lines.join('\n'), correct };
 }
 

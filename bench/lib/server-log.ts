@@ -9,7 +9,8 @@ import { createInterface } from 'node:readline';
 export interface LogEvent {
   /** performance.now() of the bench when the line arrived. */
   readonly at: number;
-  readonly kind: 'loaded' | 'invalid' | 'error';
+  /** `backstop`: a rule or request stopped by the work meter's time backstop, not its units. */
+  readonly kind: 'loaded' | 'invalid' | 'error' | 'backstop';
   readonly text: string;
 }
 
@@ -61,7 +62,10 @@ export function watchServerLog(child: ChildProcess): ServerLog {
     lines.on('line', (line) => {
       // V8's --trace-gc lines (BENCH_SERVER_NODE_ARGS), passed on for diagnosis.
       if (line.startsWith('[') && line.includes('ms:')) process.stderr.write(`${line}\n`);
+      // The meter's words for its time backstop (work-meter.ts): units should stop everything.
+      const backstop = line.includes(' ms time budget');
       const interesting =
+        backstop ||
         line.includes('"level":"error"') ||
         line.includes('"level":"fatal"') ||
         line.includes('"level":50') ||
@@ -88,7 +92,9 @@ export function watchServerLog(child: ChildProcess): ServerLog {
         return;
       }
       const at = performance.now();
-      if (msg === 'ModRules loaded') {
+      if (backstop) {
+        events.push({ at, kind: 'backstop', text: line.slice(0, 240) });
+      } else if (msg === 'ModRules loaded') {
         events.push({
           at,
           kind: 'loaded',

@@ -5,7 +5,7 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is a terminal (colours); absent means it is not. */
   readonly stdoutIsTty?: boolean | undefined;
-  /** Milliseconds for the work meter's time backstops; absent means performance.now (tests). */
+  /** Milliseconds for the work meter's time backstops; absent means its CPU clock (cpuClock). */
   readonly clock?: (() => number) | undefined;
   /** Whether stderr is a terminal (progress output is drawn only then); false when absent. */
   readonly stderrIsTTY?: boolean | undefined;

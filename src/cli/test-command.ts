@@ -48,7 +48,7 @@ type OutputFormat = 'text' | 'junit' | 'json';
 interface TestOptions {
   readonly paths: readonly string[];
   readonly output: OutputFormat;
-  /** Work units per evaluation (the time limits are not used: see runTestFile). */
+  /** Work units per evaluation; the time backstops are the webhook's defaults (see runTestFile). */
   readonly work: Pick<WorkLimits, 'ruleUnits' | 'namespaceUnits' | 'requestUnits'>;
 }
 

@@ -35,15 +35,15 @@ export function workFlagsUsage(width: number): string {
     ),
     line(
       '--rule-time-ms <ms>',
-      `time one rule may take per request (default ${String(d.ruleMillis)})`,
+      `CPU-time backstop of one rule per request; units decide (default ${String(d.ruleMillis)})`,
     ),
     line(
       '--namespace-time-ms <ms>',
-      `time the rules of one namespace may take per request (default ${String(d.namespaceMillis)})`,
+      `CPU-time backstop of one namespace's rules per request (default ${String(d.namespaceMillis)})`,
     ),
     line(
       '--request-time-ms <ms>',
-      `time outside rules per request: diffs (default ${String(d.requestMillis)})`,
+      `CPU-time backstop outside rules per request: diffs (default ${String(d.requestMillis)})`,
     ),
   ].join('');
 }

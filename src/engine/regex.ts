@@ -1,7 +1,7 @@
 import RE2 from 're2';
 import { KubemodError } from '../errors/catalog.js';
 import { MAX_PATTERN_COST, patternCost } from './regex-cost.js';
-import { charge } from './work-meter.js';
+import { charge, chargeOnce } from './work-meter.js';
 
 /**
  * Regular expressions with RE2 syntax and semantics (as Go's regexp), matched in linear time.
@@ -28,7 +28,11 @@ const TEST_MEMO_MAX_INPUT = 256;
 /** Work units per unit of estimated pattern cost (see patternCost), charged per compilation. */
 export const REGEX_COST_UNITS = 200;
 
-export function compileRegex(pattern: string): GoRegex {
+/**
+ * Compiles `pattern` (RE2 syntax), charging the active meter its estimated compile cost unless
+ * `charged` is false (the caller charges it: see RegexCache).
+ */
+export function compileRegex(pattern: string, charged = true): GoRegex {
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new KubemodError(
       'REGEX_INVALID',
@@ -43,7 +47,7 @@ export function compileRegex(pattern: string): GoRegex {
     );
   }
   // For the time RE2 takes to compile it: about 20 µs per unit of cost (a work unit is ~100 ns).
-  charge(cost * REGEX_COST_UNITS);
+  if (charged) charge(cost * REGEX_COST_UNITS);
   // Compiled here so an invalid pattern is refused when the rule is loaded, then dropped: the
   // program (~3 KB of native memory per regex) is built again on first use, so memory follows the
   // regexes requests actually reach, not every regex of every loaded rule.
@@ -92,27 +96,34 @@ function compileOrThrow(pattern: string, flags: string): void {
 }
 
 /**
- * A small bounded cache for patterns only known at evaluation time (e.g. `@.a =~ @.b`).
- * Literal patterns are compiled once when the rule is compiled and never reach this cache.
+ * A small bounded cache, keyed by pattern, for patterns only known at evaluation time (e.g.
+ * `@.a =~ @.b`, the template regex functions' arguments). Literal select patterns are compiled
+ * once when the rule is compiled and never reach this cache. A pattern's compile cost is charged
+ * on its first use in each request, hit or miss, so a request spends the same units in a warm
+ * webhook as in a fresh `dryrun` process.
  */
 export class RegexCache {
-  private readonly entries = new Map<string, GoRegex>();
+  private readonly entries = new Map<string, { readonly regex: GoRegex; readonly units: number }>();
 
   constructor(private readonly capacity = 256) {}
 
   get(pattern: string): GoRegex {
+    const key = `regex\u0000${pattern}`;
     const hit = this.entries.get(pattern);
     if (hit !== undefined) {
+      chargeOnce(key, hit.units);
       this.entries.delete(pattern);
       this.entries.set(pattern, hit);
-      return hit;
+      return hit.regex;
     }
-    const compiled = compileRegex(pattern);
-    this.entries.set(pattern, compiled);
+    const regex = compileRegex(pattern, false);
+    const entry = { regex, units: patternCost(pattern) * REGEX_COST_UNITS };
+    chargeOnce(key, entry.units);
+    this.entries.set(pattern, entry);
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next();
       if (oldest.done !== true) this.entries.delete(oldest.value);
     }
-    return compiled;
+    return regex;
   }
 }

@@ -20,7 +20,7 @@ import type { CompiledTemplate } from './template/index.js';
 import type { GoRegex } from './regex.js';
 import { literalKinds } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
-import { WorkMeter, withMeter } from './work-meter.js';
+import { activeMeter, charge, WorkMeter, withMeter } from './work-meter.js';
 
 /** Namespace whose ModRules are cluster-wide, as in KubeMod. */
 export const DEFAULT_CLUSTER_NAMESPACE = 'kubemod-system';
@@ -240,19 +240,25 @@ function toFieldError(err: KubemodError, field: string | undefined): FieldError 
 /**
  * A small per-operation cache of parsed values: rendered values repeat across requests (names,
  * namespaces), and YAML parsing dominates the cost of a patch otherwise. Values are never
- * mutated after parsing (patch application copies what it inserts).
+ * mutated after parsing (patch application copies what it inserts). A hit is charged the units
+ * its parse was charged, so what a request spends does not depend on the requests before it.
  */
 function cachedYamlParser(capacity: number): (text: string) => JsonValue {
   // Created on first use: most operations of a large rule set never see a request.
-  let cache: Map<string, JsonValue> | undefined;
+  let cache: Map<string, { readonly value: JsonValue; readonly units: number }> | undefined;
   return (text) => {
     const hit = cache?.get(text);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      charge(hit.units);
+      return hit.value;
+    }
+    const meter = activeMeter();
+    const before = meter?.left;
     const parsed = parseYamlValue(text);
-    if (text.length <= 4096) {
+    if (text.length <= 4096 && meter !== undefined && before !== undefined) {
       cache ??= new Map();
       if (cache.size >= capacity) cache.clear();
-      cache.set(text, parsed);
+      cache.set(text, { value: parsed, units: before - meter.left });
     }
     return parsed;
   };

@@ -1,5 +1,6 @@
 import { evaluationSteps, type EvaluationRequest, type EvaluationResult } from './evaluate.js';
 import type { RuleStore } from './store.js';
+import { cpuClock } from './cpu-clock.js';
 import { WorkMeter, withMeter } from './work-meter.js';
 
 /**
@@ -36,9 +37,13 @@ export async function evaluateSliced(
   request: EvaluationRequest,
   scheduler: SliceScheduler,
 ): Promise<SlicedEvaluation> {
+  // Slices are wall time (they are about other requests' latency); the meter's backstop is CPU
+  // time (cpuClock). A test injects one clock for both.
   const clock = request.clock ?? ((): number => performance.now());
+  const backstopClock = request.clock ?? cpuClock();
   let waitedMs = 0;
-  const workClock = (): number => clock() - waitedMs;
+  let waitedBackstop = 0;
+  const workClock = (): number => backstopClock() - waitedBackstop;
   const meter = new WorkMeter(request.work, workClock);
   let sliceStart = clock();
   // Asked after every rule: one look at the clock (tens of nanoseconds).
@@ -50,9 +55,12 @@ export async function evaluateSliced(
     const step = withMeter(meter, next);
     if (step.done === true) return { result: step.value, yields, waitedMs };
     const pausedAt = clock();
+    const pausedBackstop = backstopClock();
     await scheduler.yieldToLoop();
     yields += 1;
     sliceStart = clock();
     waitedMs += sliceStart - pausedAt;
+    // What the thread did meanwhile (other requests) is not this evaluation's.
+    waitedBackstop += backstopClock() - pausedBackstop;
   }
 }

@@ -142,6 +142,7 @@ describe('WorkMeter', () => {
     const meter = new WorkMeter({ ruleMillis: 10, namespaceMillis: 15 }, clock.now);
     for (const rule of ['a/1', 'a/2']) {
       meter.runRule('a', rule, () => {
+        meter.charge(5_000); // past CLOCK_EVERY: the rule starts its clock
         clock.advance(8);
       });
     }

@@ -1,4 +1,5 @@
 import { KubemodError } from '../errors/catalog.js';
+import { cpuClock } from './cpu-clock.js';
 
 /**
  * Work limits of one evaluation. A work unit is about one value visited, or 64 bytes of string,
@@ -20,20 +21,20 @@ export interface WorkLimits {
    * Units one template render may spend, out of its rule's allowance. The template engine does
    * more per unit than the rest (handlebars' calls and loops, maps and strings built for every
    * helper: 25–60 ns a unit against the meter's nominal 50 ns, where a select walk or a patch
-   * spends far less), so a rule's 200,000 units would let a render run 5–12 ms, past the rule's
-   * time backstop. This cap ends a runaway render by its units in 1–3 ms, well before the
-   * backstop; a real template spends a few hundred units.
+   * spends far less), so a rule's 200,000 units would let a render run far longer than other
+   * rules. This cap ends a runaway render by its units in 5–25 ms (cold process included); a real
+   * template spends a few hundred units.
    */
   readonly renderUnits: number;
-  /** Wall-clock backstop for one rule, in milliseconds. */
+  /** CPU-time backstop for one rule, in milliseconds (see cpuClock); units decide, not this. */
   readonly ruleMillis: number;
   /**
-   * Wall-clock backstop for all the rules of one namespace together, per request: once used up,
+   * CPU-time backstop for all the rules of one namespace together, per request: once used up,
    * the namespace's later rules fail at once. Per namespace like the units, so a tenant's slow
    * rules cannot use up the time of the cluster-wide rules.
    */
   readonly namespaceMillis: number;
-  /** Wall-clock backstop for the work outside rules, in milliseconds. */
+  /** CPU-time backstop for the work outside rules, in milliseconds. */
   readonly requestMillis: number;
   /**
    * A heap ceiling looked at with the clock (the dry-run worker thread sets one below its V8 heap
@@ -54,24 +55,24 @@ export interface HeapCeiling {
 }
 
 /**
- * Calibrated on a 2-core VM (BENCHMARKS.md): 200,000 units take 5–15 ms of CPU, far above what a
- * real rule needs (a 10-rule evaluation of a 10 KB Deployment spends about 2,000). The webhook
- * yields to the event loop between rules (evaluateSliced), so the longest block one request can
- * cause is one rule's: the 5 ms rule backstop keeps it short enough for normal traffic's p99 to
- * stay under 10 ms while hostile requests keep arriving (a real rule takes microseconds). A
- * template render, the costliest work per unit, is capped at 40,000 units (1–3 ms), so a runaway
- * template is stopped by its units before the backstop. The
- * clock is read only every CLOCK_EVERY units, so a garbage-collection pause cannot fail a small
- * rule.
+ * Units decide: 200,000 units a rule take 5–50 ms of CPU on a 2-core VM (BENCHMARKS.md, `npm run
+ * bench:margin`), far above what a real rule needs (a 10-rule evaluation of a 10 KB Deployment
+ * spends about 2,000), and depend on the input alone, so a rule's outcome is the same in the
+ * webhook, `dryrun`, `test` and `/v1/dryrun`, busy machine or not. A template render, the costliest
+ * work per unit, is capped at 40,000 units. The time limits are only a backstop for a path that
+ * forgot to charge its units: CPU time (cpuClock), 10× and more above the slowest rule the units
+ * allow, cold process included (docs/hostile-input.md). The webhook yields to the event loop
+ * between rules (evaluateSliced), so the longest block one request can cause is one rule's units.
+ * The clock is read only every CLOCK_EVERY units.
  */
 export const DEFAULT_WORK_LIMITS: WorkLimits = Object.freeze({
   ruleUnits: 200_000,
   namespaceUnits: 500_000,
   requestUnits: 500_000,
   renderUnits: 40_000,
-  ruleMillis: 5,
-  namespaceMillis: 30,
-  requestMillis: 50,
+  ruleMillis: 1000,
+  namespaceMillis: 2000,
+  requestMillis: 2000,
 });
 
 /**
@@ -98,32 +99,43 @@ export class WorkMeter {
   private readonly pools = new Map<string, { units: number; millis: number }>();
   /** The rule in progress (beginRule … endRule): its pool and what to restore after it. */
   private pool: { units: number; millis: number } | undefined;
-  private ruleStart = 0;
+  /** When the rule in progress first looked at the clock (NaN: not yet). */
+  private ruleStart = Number.NaN;
   private allowance = 0;
   private outerRemaining = 0;
-  private outerDeadline = 0;
+  private outerDeadline = Number.NaN;
+  private outerMillis = 0;
   /** Milliseconds of exempted work in the current rule (not counted against its pool). */
   private exempted = 0;
   private remaining: number;
-  private deadline: number;
+  /**
+   * When the current scope's backstop runs out; NaN until the scope first looks at the clock
+   * (after CLOCK_EVERY units): a small rule never reads the clock, which on Node 20 (getrusage,
+   * 1–3 µs) would cost more than the rule itself.
+   */
+  private deadline = Number.NaN;
+  /** The backstop of the current scope, in milliseconds, started on its first look. */
+  private scopeMillis: number;
   private sinceClock = 0;
   private scope = 'request';
   /** Units set aside while a template render runs under its cap (see render). */
   private reserved = 0;
   private rendering = false;
+  /** Keys chargeOnce has charged in this request. */
+  private chargedOnce: Set<string> | undefined;
 
   /**
    * @param subject what the meter measures, for messages ("request", "ModRule compilation").
    */
   constructor(
     limits: Partial<WorkLimits> = {},
-    clock: () => number = () => performance.now(),
+    clock: () => number = cpuClock(),
     private readonly subject = 'request',
   ) {
     this.limits = { ...DEFAULT_WORK_LIMITS, ...limits };
     this.clock = clock;
     this.remaining = this.limits.requestUnits;
-    this.deadline = clock() + this.limits.requestMillis;
+    this.scopeMillis = this.limits.requestMillis;
   }
 
   /** Charges `units` of work. Hot path: one subtraction and one comparison. */
@@ -133,9 +145,31 @@ export class WorkMeter {
     this.sinceClock += units;
     if (this.sinceClock >= CLOCK_EVERY) {
       this.sinceClock = 0;
-      if (this.clock() > this.deadline) this.stop('time');
+      this.lookAtClock();
       if (this.limits.heap?.reached(0) === true) this.stop('memory');
     }
+  }
+
+  /** Starts the scope's backstop on its first look, stops the scope when it has run out. */
+  private lookAtClock(): void {
+    const now = this.clock();
+    if (Number.isNaN(this.deadline)) {
+      this.deadline = now + this.scopeMillis;
+      if (this.pool !== undefined) this.ruleStart = now;
+    } else if (now > this.deadline) {
+      this.stop('time');
+    }
+  }
+
+  /**
+   * Charges `units` for `key` once per meter (one request): the first use of something a cache
+   * keeps across requests (a compiled regex) pays what building it costs, in every request alike.
+   */
+  chargeOnce(key: string, units: number): void {
+    this.chargedOnce ??= new Set();
+    if (this.chargedOnce.has(key)) return;
+    this.charge(units);
+    this.chargedOnce.add(key);
   }
 
   /** Charges the work of reading or building `bytes` bytes (or elements) of data. */
@@ -183,15 +217,16 @@ export class WorkMeter {
           : `not evaluated: the rules of namespace ${pool} used up their time budget of ${String(this.limits.namespaceMillis)} ms for this request`,
       );
     }
-    const start = this.clock();
     const allowance = Math.min(this.limits.ruleUnits, left.units);
     this.outerRemaining = this.remaining;
     this.outerDeadline = this.deadline;
+    this.outerMillis = this.scopeMillis;
     this.pool = left;
-    this.ruleStart = start;
+    this.ruleStart = Number.NaN;
     this.allowance = allowance;
     this.remaining = allowance;
-    this.deadline = start + Math.min(this.limits.ruleMillis, left.millis);
+    this.deadline = Number.NaN;
+    this.scopeMillis = Math.min(this.limits.ruleMillis, left.millis);
     this.scope = rule;
     this.sinceClock = 0;
     this.exempted = 0;
@@ -204,11 +239,15 @@ export class WorkMeter {
     // A rule that went over is charged its whole allowance, not the pool's remainder: one
     // runaway rule must not take the other rules of its namespace down with it.
     left.units -= this.remaining < 0 ? this.allowance : this.allowance - this.remaining;
-    left.millis -= Math.max(0, this.clock() - this.ruleStart - this.exempted);
+    // Only a rule that looked at the clock is timed (its first CLOCK_EVERY units are not).
+    if (!Number.isNaN(this.ruleStart)) {
+      left.millis -= Math.max(0, this.clock() - this.ruleStart - this.exempted);
+    }
     this.pool = undefined;
     this.exempted = 0;
     this.remaining = this.outerRemaining;
     this.deadline = this.outerDeadline;
+    this.scopeMillis = this.outerMillis;
     this.scope = 'request';
   }
 
@@ -254,8 +293,9 @@ export class WorkMeter {
       return work();
     } finally {
       const spent = this.clock() - start;
+      // A scope whose backstop has not started yet (NaN) starts it after this work anyway.
       this.deadline = deadline + spent;
-      this.exempted += spent;
+      if (!Number.isNaN(deadline)) this.exempted += spent;
     }
   }
 
@@ -314,6 +354,11 @@ export function activeMeter(): WorkMeter | undefined {
 /** Charges `units` to the active meter (nothing when none is active). */
 export function charge(units: number): void {
   if (active !== undefined) active.charge(units);
+}
+
+/** Charges `units` for `key` once per request to the active meter (see WorkMeter.chargeOnce). */
+export function chargeOnce(key: string, units: number): void {
+  if (active !== undefined) active.chargeOnce(key, units);
 }
 
 /** Charges reading or building `bytes` bytes or elements to the active meter. */

@@ -54,7 +54,7 @@ export interface DryRunWorkerLimits {
 }
 
 export const DEFAULT_DRYRUN_WORKER_LIMITS: DryRunWorkerLimits = Object.freeze({
-  deadlineMs: 2000,
+  deadlineMs: 5000,
   queueLength: 16,
   heapMb: 256,
 });

@@ -40,6 +40,12 @@ type StepRunner = (cursor: Cursor, out: Cursor[], capture: boolean, root: unknow
 const NO_CAPTURES: readonly (string | number)[] = [];
 
 /**
+ * Units per value a step selects: the cursor it allocates, its captures extended by one key, and
+ * the collection of them (bench/backstop-margin.ts calibrates a unit at about 50 ns).
+ */
+const ITEM_UNITS = 3;
+
+/**
  * Compiles the steps of a path. Every step that can select many values charges the active work
  * meter per value it looks at, so a walk costs units in proportion to the data it touches.
  */
@@ -131,13 +137,13 @@ function compileStep(step: Step, filters: ReadonlyMap<Step, Filter>): StepRunner
       return (cursor, out, capture) => {
         const value = cursor.value;
         if (Array.isArray(value)) {
-          charge(1 + value.length);
+          charge(1 + value.length * ITEM_UNITS);
           for (let i = 0; i < value.length; i++) {
             out.push({ value: value[i] as unknown, captures: extend(cursor, i, capture) });
           }
         } else if (isObject(value)) {
           const keys = sortedKeys(value);
-          charge(1);
+          charge(1 + keys.length * ITEM_UNITS);
           for (const key of keys)
             out.push({ value: value[key], captures: extend(cursor, key, capture) });
         }
@@ -145,7 +151,7 @@ function compileStep(step: Step, filters: ReadonlyMap<Step, Filter>): StepRunner
       };
     case 'union':
       return (cursor, out, capture) => {
-        charge(step.keys.length);
+        charge(step.keys.length * ITEM_UNITS);
         let complete = true;
         for (const key of step.keys) {
           const value =
@@ -159,7 +165,7 @@ function compileStep(step: Step, filters: ReadonlyMap<Step, Filter>): StepRunner
       return (cursor, out, capture) => {
         const value = cursor.value;
         if (Array.isArray(value)) {
-          eachSliceIndex(value.length, step.start, step.end, step.step, (i) => {
+          eachSliceIndex(value.length, step.start, step.end, step.step, ITEM_UNITS, (i) => {
             out.push({ value: value[i] as unknown, captures: extend(cursor, i, capture) });
           });
         }
@@ -184,14 +190,14 @@ function filterRunner(filter: Filter): StepRunner {
   return (cursor, out, capture, root) => {
     const value = cursor.value;
     if (Array.isArray(value)) {
-      charge(1 + value.length * weight);
+      charge(1 + value.length * (weight + ITEM_UNITS));
       for (let i = 0; i < value.length; i++) {
         const child: unknown = value[i];
         if (test(child, root)) out.push({ value: child, captures: extend(cursor, i, capture) });
       }
     } else if (isObject(value)) {
       const keys = sortedKeys(value);
-      charge(1 + keys.length * weight);
+      charge(1 + keys.length * (weight + ITEM_UNITS));
       for (const key of keys) {
         const child = value[key];
         if (test(child, root)) out.push({ value: child, captures: extend(cursor, key, capture) });
@@ -227,12 +233,16 @@ function descendRunner(then: StepRunner): StepRunner {
   };
 }
 
-/** Calls `visit` with each index a slice selects, in order; charged per index before any work. */
+/**
+ * Calls `visit` with each index a slice selects, in order; charged `units` per index before any
+ * work.
+ */
 function eachSliceIndex(
   length: number,
   start: number | undefined,
   end: number | undefined,
   step: number | undefined,
+  units: number,
   visit: (index: number) => void,
 ): void {
   const by = step ?? 1;
@@ -241,12 +251,12 @@ function eachSliceIndex(
   if (by > 0) {
     const from = clamp(norm(start ?? 0), 0, length);
     const to = clamp(norm(end ?? length), 0, length);
-    charge(1 + Math.max(0, Math.ceil((to - from) / by)));
+    charge(1 + units * Math.max(0, Math.ceil((to - from) / by)));
     for (let i = from; i < to; i += by) visit(i);
   } else {
     const from = clamp(norm(start ?? length - 1), -1, length - 1);
     const to = clamp(end === undefined ? -1 : norm(end), -1, length - 1);
-    charge(1 + Math.max(0, Math.ceil((from - to) / -by)));
+    charge(1 + units * Math.max(0, Math.ceil((from - to) / -by)));
     for (let i = from; i > to; i += by) visit(i);
   }
 }

@@ -97,6 +97,15 @@ function resolveBinary(source: string): string | typeof NOT_RESOLVED {
 
 const loadOnly = (): boolean => false;
 
+/**
+ * Whether go-yaml reads plain scalar `text` as something other than a string because of its
+ * spelling alone: one of the null or boolean words (numbers and floats start with a digit, a sign
+ * or a dot).
+ */
+export function isGoYamlWord(text: string): boolean {
+  return NULLS.has(text) || TRUES.has(text) || FALSES.has(text);
+}
+
 /** Builds the schema (call once and keep it; building is cheap but not free). */
 export function createGoYamlSchema(): Schema {
   return new Schema([

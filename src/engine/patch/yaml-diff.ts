@@ -18,8 +18,12 @@ export const MAX_DIFF_YAML_LINES = 100_000;
 const DIFF_COMPARISONS = 4_000_000;
 /** Smallest edit distance always explored, whatever the size. */
 const MIN_EDIT_LENGTH = 200;
-/** Wall-clock backstop of the line diff. */
-const DIFF_TIMEOUT_MS = 100;
+/**
+ * Wall-clock backstop of the line diff (the diff library reads the wall clock): DIFF_COMPARISONS
+ * bounds it, a few milliseconds for the largest diff; this only catches a bug, since the fallback
+ * hunk would make the answer depend on the machine's load.
+ */
+const DIFF_TIMEOUT_MS = 1000;
 const CONTEXT_LINES = 3;
 
 /**

@@ -42,6 +42,25 @@ spec:
       value: '{{ fail "nope" }}'
 `;
 
+/**
+ * A rule that spends more than the work meter's CLOCK_EVERY units (1,000 iterations of 8), so it
+ * looks at the clock: the smallest kind of rule the time backstop can stop.
+ */
+const LOOPING_RULE = `
+apiVersion: api.kubemod.io/v1beta1
+kind: ModRule
+metadata: { name: looping, namespace: team }
+spec:
+  type: Patch
+  match:
+    - select: '$.kind'
+      matchValue: ConfigMap
+  patch:
+    - op: add
+      path: /metadata/labels/looped
+      value: '{{ range until 1000 }}{{ end }}yes'
+`;
+
 /** Answers must come this fast (generous for a loaded CI machine; they take a few ms). */
 const PROMPT_MS = 1000;
 
@@ -490,7 +509,7 @@ describe('rules that fail are reported', () => {
   it('dragnet: rules over their time budget fail with KM5002, counted and named', async () => {
     let now = 0;
     harness = await startHarness({
-      store: () => storeOf(RULES),
+      store: () => storeOf(LOOPING_RULE),
       clock: () => (now += 1000), // every look at the clock is a second later
     });
     const answer = await harness.post('/dragnet-webhook', review());
@@ -498,12 +517,12 @@ describe('rules that fail are reported', () => {
     expect(response.allowed).toBe(true);
     expect(response.patch).toBeUndefined();
     expect(response.warnings).toEqual([
-      'kubemod-ts: ModRule(s) failed and were skipped: team/label',
+      'kubemod-ts: ModRule(s) failed and were skipped: team/looping',
     ]);
     expect(await harness.metrics.render()).toContain(
-      'kubemod_rule_errors_total{rule="team/label",code="KM5002"} 1',
+      'kubemod_rule_errors_total{rule="team/looping",code="KM5002"} 1',
     );
-    expect(harness.logs.find((l) => l.rule === 'team/label')).toMatchObject({
+    expect(harness.logs.find((l) => l.rule === 'team/looping')).toMatchObject({
       level: 'warn',
       code: 'KM5002',
     });
@@ -548,12 +567,15 @@ describe('rules that fail are reported', () => {
       testTls().ca,
       'PUT',
       '/v1/dryrun',
-      JSON.stringify({ resourceManifest: configMap(), modRules: storeOfManifests(RULES) }),
+      JSON.stringify({
+        resourceManifest: configMap(),
+        modRules: storeOfManifests(LOOPING_RULE),
+      }),
     );
     expect(answer.status).toBe(200);
     const body = answer.json<{ patch: unknown[]; failures: { rule: string; code: string }[] }>();
     expect(body.patch).toEqual([]);
-    expect(body.failures).toMatchObject([{ rule: 'team/label', code: 'KM5002' }]);
+    expect(body.failures).toMatchObject([{ rule: 'team/looping', code: 'KM5002' }]);
   });
 
   it('the validating webhook refuses a 4,000-term select with 403, never 500', async () => {
