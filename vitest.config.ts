@@ -16,14 +16,19 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: [
-            'src/**/*.test.ts',
-            'test/unit/**/*.test.ts',
-            'test/hostile/**/*.test.ts',
-            'test/consistency/**/*.test.ts',
-          ],
+          include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/hostile/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/unit/global-setup.ts'],
+        },
+      },
+      {
+        // Spins every core on purpose (the busy half): alone, so no other test runs beside it.
+        test: {
+          name: 'consistency',
+          include: ['test/consistency/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/unit/global-setup.ts'],
+          fileParallelism: false,
         },
       },
       {
