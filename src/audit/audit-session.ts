@@ -1,8 +1,8 @@
 import type { JsonObject } from '../engine/json.js';
 import type { RuleStore } from '../engine/store.js';
-import { evaluateAdmission } from '../webhook/admission-evaluation.js';
+import { evaluateAdmission } from '../webhook/admission/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
-import { dryRunDiff, manifestName } from '../webhook/dryrun-diff.js';
+import { dryRunDiff, manifestName } from '../webhook/dryrun/dryrun-diff.js';
 import type { AuditApi } from './audit-api.js';
 import {
   auditObjects,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject, JsonValue } from '../engine/json.js';
-import { parseAdmissionReview } from '../webhook/admission-review.js';
+import { parseAdmissionReview } from '../webhook/admission/admission-review.js';
 import {
   AUTHOR_ANNOTATION,
   MAX_AUTHOR_CHARS,

@@ -4,7 +4,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import { evaluateAdmission } from '../webhook/admission-evaluation.js';
+import { evaluateAdmission } from '../webhook/admission/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../webhook/dependencies.js';
 import {
   createApplyExistingController,

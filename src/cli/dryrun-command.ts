@@ -4,7 +4,7 @@ import { evaluate, type EvaluationRequest } from '../engine/evaluate.js';
 import { explainEvaluation } from '../engine/explain/index.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
-import { syntheticRefsFor } from '../webhook/synthetic-refs.js';
+import { syntheticRefsFor } from '../webhook/admission/synthetic-refs.js';
 import { CliError, wantsColor, type CliIo } from './cli-io.js';
 import { readDryrunInputs } from './dryrun-inputs.js';
 import { writeDryrunOutput, type DryrunResult } from './dryrun-output.js';

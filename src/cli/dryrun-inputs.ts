@@ -4,12 +4,12 @@ import { describe } from '../api/field-reader.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { parseDocuments } from '../engine/load-rules.js';
 import { isKubemodError } from '../errors/catalog.js';
-import { isListManifest, type ManifestSet } from '../webhook/dryrun-manifests.js';
+import { isListManifest, type ManifestSet } from '../webhook/dryrun/dryrun-manifests.js';
 import {
   pairResources,
   type DryRunResource,
   type GivenSyntheticRefs,
-} from '../webhook/dryrun-request.js';
+} from '../webhook/dryrun/dryrun-request.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { readStdin, readText } from './read-inputs.js';
 

@@ -2,7 +2,7 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import { renderExplainTree, type ExplainDocument } from '../engine/explain/index.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
-import { dryRunDiff } from '../webhook/dryrun-diff.js';
+import { dryRunDiff } from '../webhook/dryrun/dryrun-diff.js';
 import type { CliIo } from './cli-io.js';
 import { safeJson, safeYaml } from '../engine/machine-text.js';
 

@@ -1,6 +1,6 @@
 import { KubemodError } from '../errors/catalog.js';
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../observability/logger.js';
-import { MAX_NICE } from '../webhook/thread-priority.js';
+import { MAX_NICE } from '../webhook/http/thread-priority.js';
 
 /** An integer flag within [min, max]; `fallback` when absent. Throws INPUT_INVALID naming the flag. */
 export function integerFlag(

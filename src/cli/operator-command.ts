@@ -12,7 +12,7 @@ import { createMetrics } from '../observability/metrics.js';
 import {
   createHelperThreadPriority,
   keepHelperThreadsLowered,
-} from '../webhook/thread-priority.js';
+} from '../webhook/http/thread-priority.js';
 import type { CliIo } from './cli-io.js';
 import { OPERATOR_USAGE, parseOperatorArgs, type OperatorConfig } from './operator-config.js';
 import { terminalLines } from '../engine/terminal-text.js';

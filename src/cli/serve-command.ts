@@ -17,12 +17,15 @@ import {
   type StartedWebhookServer,
   type TlsMaterial,
 } from '../webhook/server.js';
-import { loadPlaygroundAssets, type PlaygroundAssets } from '../webhook/playground-assets.js';
-import { readServerRules } from '../webhook/playground-server-rules.js';
+import {
+  loadPlaygroundAssets,
+  type PlaygroundAssets,
+} from '../webhook/playground/playground-assets.js';
+import { readServerRules } from '../webhook/playground/playground-server-rules.js';
 import {
   createHelperThreadPriority,
   keepHelperThreadsLowered,
-} from '../webhook/thread-priority.js';
+} from '../webhook/http/thread-priority.js';
 import { parseServeArgs, SERVE_USAGE, type ServeConfig } from './serve-config.js';
 import { terminalLines } from '../engine/terminal-text.js';
 

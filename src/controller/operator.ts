@@ -16,7 +16,7 @@ import {
 } from '../tls/cert-manager.js';
 import { WebhookCaInjector } from '../tls/webhook-ca-injector.js';
 import { startWebhookServer, type StartedWebhookServer } from '../webhook/server.js';
-import type { HelperThreadPriority } from '../webhook/thread-priority.js';
+import type { HelperThreadPriority } from '../webhook/http/thread-priority.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 import {
   collectionListWatch,

@@ -5,7 +5,7 @@ import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
 import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
 import { apiVersionOf, type TargetResource } from '../audit/target-resources.js';
-import { admissionNamespace } from '../webhook/admission-evaluation.js';
+import { admissionNamespace } from '../webhook/admission/admission-evaluation.js';
 import { resultsForObject, type ReportResult } from './report-result.js';
 
 export interface ReportCollectorOptions {

@@ -1,11 +1,11 @@
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { DryRunRunnerFactory } from './dryrun-runner.js';
-import type { PlaygroundAssets } from './playground-assets.js';
-import type { ServerRules } from './playground-server-rules.js';
+import type { DryRunRunnerFactory } from './dryrun/dryrun-runner.js';
+import type { PlaygroundAssets } from './playground/playground-assets.js';
+import type { ServerRules } from './playground/playground-server-rules.js';
 import type { RuleFailure, SyntheticRefLookups } from '../engine/evaluate.js';
-import type { HelperThreadPriority } from './thread-priority.js';
+import type { HelperThreadPriority } from './http/thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
 
 // Defined beside the code that uses them (which must not import this file back: that made an

@@ -9,38 +9,38 @@ import {
   type LagTimers,
 } from '../observability/event-loop-lag.js';
 import { loopSlicing, type LoopSlicing, type WebhookDependencies } from './dependencies.js';
-import { handleDragnet } from './dragnet-handler.js';
+import { handleDragnet } from './admission/dragnet-handler.js';
 import {
   answerAdmission,
   createAdmissionListener,
   type AdmissionRoute,
-} from './admission-listener.js';
-import { explainParameter } from './dryrun-handler.js';
-import { deserializeError } from './dryrun-job.js';
-import type { DryRunRunner } from './dryrun-runner.js';
-import { createWorkerDryRunRunner } from './dryrun-worker-runner.js';
+} from './admission/admission-listener.js';
+import { explainParameter } from './dryrun/dryrun-handler.js';
+import { deserializeError } from './dryrun/dryrun-job.js';
+import type { DryRunRunner } from './dryrun/dryrun-runner.js';
+import { createWorkerDryRunRunner } from './dryrun/dryrun-worker-runner.js';
 import {
   DEFAULT_WEBHOOK_TIMEOUTS,
   dropIdleSockets,
   timeoutServerOptions,
   type WebhookTimeouts,
-} from './server-timeouts.js';
-import { createErrorHandler, fromBodyParserError, httpStatusOf, sendError } from './errors.js';
-import { parseJsonBody } from './json-body.js';
-import { rawBody } from './raw-body.js';
+} from './http/server-timeouts.js';
+import { createErrorHandler, fromBodyParserError, httpStatusOf, sendError } from './http/errors.js';
+import { parseJsonBody } from './http/json-body.js';
+import { rawBody } from './http/raw-body.js';
 import {
   capConnections,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   type ConnectionCaps,
-} from './connection-caps.js';
-import { budgetedListener, createBodyBudget, inFlightBodyBytes } from './body-budget.js';
-import { handleDefaultModRule, handleValidateModRule } from './modrule-handlers.js';
-import { handlePodBinding } from './podbinding-handler.js';
-import { playgroundHandler } from './playground-route.js';
-import { serverRulesHandler } from './playground-server-rules.js';
+} from './http/connection-caps.js';
+import { budgetedListener, createBodyBudget, inFlightBodyBytes } from './http/body-budget.js';
+import { handleDefaultModRule, handleValidateModRule } from './admission/modrule-handlers.js';
+import { handlePodBinding } from './admission/podbinding-handler.js';
+import { playgroundHandler } from './playground/playground-route.js';
+import { serverRulesHandler } from './playground/playground-server-rules.js';
 
-export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './server-timeouts.js';
+export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './http/server-timeouts.js';
 export {
   DEFAULT_WEBHOOK_LIMITS,
   type NodeRefBinder,

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { playgroundHtmlCsp } from '../../src/webhook/playground-route.js';
+import { playgroundHtmlCsp } from '../../src/webhook/playground/playground-route.js';
 import { launchChromium } from './support/chromium.js';
 import {
   ARTIFACTS,

@@ -88,7 +88,7 @@ describe('dry-run worker imports', () => {
   });
 
   it('keeps the dry-run worker thread to the packages a dry run needs', () => {
-    const graph = importGraph('src/webhook/dryrun-worker.ts');
+    const graph = importGraph('src/webhook/dryrun/dryrun-worker.ts');
     expect(graph.files.length).toBeGreaterThan(20);
     const packages = [...graph.packages.keys()].filter((name) => !name.startsWith('node:'));
     expect(packages.sort()).toEqual(['diff', 'handlebars', 'js-yaml', 're2']);

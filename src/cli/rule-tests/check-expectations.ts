@@ -3,7 +3,7 @@ import type { ExplainDocument } from '../../engine/explain/index.js';
 import type { JsonObject, JsonValue } from '../../engine/json.js';
 import { jsonEqual } from '../../engine/patch/index.js';
 import type { WorkLimits } from '../../engine/work-meter.js';
-import { dryRunDiff } from '../../webhook/dryrun-diff.js';
+import { dryRunDiff } from '../../webhook/dryrun/dryrun-diff.js';
 import { appliedReasons } from './applied-reasons.js';
 import type { ExpectedFailure, RuleTestCase } from './test-file.js';
 

@@ -2,7 +2,7 @@ import { evaluate, type EvaluationRequest, type EvaluationResult } from '../../e
 import { explainEvaluation, type ExplainDocument } from '../../engine/explain/index.js';
 import type { WorkLimits } from '../../engine/work-meter.js';
 import { describeError, isKubemodError } from '../../errors/catalog.js';
-import { syntheticRefsFor } from '../../webhook/synthetic-refs.js';
+import { syntheticRefsFor } from '../../webhook/admission/synthetic-refs.js';
 import { checkExpectations, type CaseProblem } from './check-expectations.js';
 import type { RuleTestCase, RuleTestFile } from './test-file.js';
 

@@ -1,7 +1,7 @@
 import type { AdmissionOperation } from '../../api/index.js';
 import { describe, type FieldReader } from '../../api/field-reader.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json.js';
-import { annotation, NODE_NAME_ANNOTATION } from '../../webhook/synthetic-refs.js';
+import { annotation, NODE_NAME_ANNOTATION } from '../../webhook/admission/synthetic-refs.js';
 import { TEST_FILE_LIMITS, type CaseRefs } from './test-file.js';
 
 /** Checks of a test case that relate several of its fields (see load-test-file.ts). */

@@ -1,8 +1,8 @@
 import { describeError, KubemodError } from '../../errors/catalog.js';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../../engine/rule.js';
-import type { DryRunDependencies } from '../../webhook/dryrun-handler.js';
-import { deserializeError, runDryRunJob } from '../../webhook/dryrun-job.js';
-import { httpStatusOf, type HttpErrorBody } from '../../webhook/errors.js';
+import type { DryRunDependencies } from '../../webhook/dryrun/dryrun-handler.js';
+import { deserializeError, runDryRunJob } from '../../webhook/dryrun/dryrun-job.js';
+import { httpStatusOf, type HttpErrorBody } from '../../webhook/http/errors.js';
 
 /** What `PUT /v1/dryrun` answers: its HTTP status and its parsed JSON body. */
 export interface DryRunAnswer {

@@ -8,7 +8,7 @@ import type { RuleFailureContext } from '../../../src/webhook/server.js';
 import { admissionReview, startHarness, storeOf, testTls } from '../../unit/webhook/harness.js';
 import { sendRequest, type Answer, type Target } from './http.js';
 import { measure, type Measurement } from './measure.js';
-import { createWorkerDryRunRunner } from '../../../src/webhook/dryrun-worker-runner.js';
+import { createWorkerDryRunRunner } from '../../../src/webhook/dryrun/dryrun-worker-runner.js';
 import { MAX_BLOCKED_MS, MAX_HEAP_GROWTH_MB, PROMPT_MS } from './bounds.js';
 
 export const PATHS = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLAYGROUND_CSP } from '../../../src/webhook/playground-route.js';
+import { PLAYGROUND_CSP } from '../../../src/webhook/playground/playground-route.js';
 
 // src/playground/evaluate.js is browser code checked by tsconfig.playground.json; its policy
 // reader is plain string handling and runs here as is.

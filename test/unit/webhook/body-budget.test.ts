@@ -9,7 +9,7 @@ import {
   EVICTABLE_AFTER_MS,
   inFlightBodyBytes,
   UNTRACKED_BODY_BYTES,
-} from '../../../src/webhook/body-budget.js';
+} from '../../../src/webhook/http/body-budget.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../../../src/webhook/server.js';
 import {
   admissionReview,

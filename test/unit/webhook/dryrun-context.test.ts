@@ -5,7 +5,7 @@ import {
   handleDryRun,
   type DryRunMultiResponse,
   type DryRunResponse,
-} from '../../../src/webhook/dryrun-handler.js';
+} from '../../../src/webhook/dryrun/dryrun-handler.js';
 import { send, startHarness, testTls, type Harness } from './harness.js';
 
 // Issue 28: a dry run takes the syntheticRefs and the old object of the request, several

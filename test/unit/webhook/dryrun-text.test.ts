@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_DRYRUN_YAML_CHARS } from '../../../src/webhook/dryrun-request.js';
+import { MAX_DRYRUN_YAML_CHARS } from '../../../src/webhook/dryrun/dryrun-request.js';
 import { send, startHarness, testTls, type Harness, type HttpAnswer } from './harness.js';
 
 // PUT /v1/dryrun with the editors' text, as the playground sends it: YAML for the rules and the

@@ -4,18 +4,18 @@ import { load } from 'js-yaml';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SyntheticRefs } from '../../../src/engine/evaluate.js';
 import type { JsonObject } from '../../../src/engine/json.js';
-import { parseJsonBody } from '../../../src/webhook/json-body.js';
+import { parseJsonBody } from '../../../src/webhook/http/json-body.js';
 import { KubemodError } from '../../../src/errors/catalog.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { handleDryRun, type DryRunFailure } from '../../../src/webhook/dryrun-handler.js';
-import type { DryRunRunnerFactory } from '../../../src/webhook/dryrun-runner.js';
+import { handleDryRun, type DryRunFailure } from '../../../src/webhook/dryrun/dryrun-handler.js';
+import type { DryRunRunnerFactory } from '../../../src/webhook/dryrun/dryrun-runner.js';
 import {
   createWorkerDryRunRunner,
   MAX_REF_JSON_CHARS,
   type WorkerDryRunRunner,
   type WorkerEntry,
-} from '../../../src/webhook/dryrun-worker-runner.js';
-import { httpStatusOf } from '../../../src/webhook/errors.js';
+} from '../../../src/webhook/dryrun/dryrun-worker-runner.js';
+import { httpStatusOf } from '../../../src/webhook/http/errors.js';
 import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from '../../../src/webhook/server.js';
 import {
   admissionReview,

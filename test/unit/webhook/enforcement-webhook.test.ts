@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/engine/json.js';
-import { MAX_WARNING_BYTES } from '../../../src/webhook/admission-warnings.js';
+import { MAX_WARNING_BYTES } from '../../../src/webhook/admission/admission-warnings.js';
 import { admissionReview, responseOf, startHarness, storeOf, type Harness } from './harness.js';
 
 /** A Reject rule on ConfigMaps without an `owner` label, in the given enforcement mode. */

@@ -15,7 +15,7 @@ import {
   type WebhookDependencies,
   type WebhookServerOptions,
 } from '../../../src/webhook/server.js';
-import { inProcessDryRunRunner } from '../../../src/webhook/dryrun-runner.js';
+import { inProcessDryRunRunner } from '../../../src/webhook/dryrun/dryrun-runner.js';
 
 export interface TestTls {
   readonly ca: string;

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { HEAP_CEILING_SHARE, heapCeiling } from '../../../src/webhook/heap-ceiling.js';
+import { HEAP_CEILING_SHARE, heapCeiling } from '../../../src/webhook/http/heap-ceiling.js';
 
 describe('heapCeiling', () => {
   it('is 85 % of the thread heap limit, counting the bytes about to be built', () => {

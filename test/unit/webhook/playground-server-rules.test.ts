@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadPlaygroundAssets } from '../../../src/webhook/playground-assets.js';
-import { PLAYGROUND_CSP } from '../../../src/webhook/playground-route.js';
-import { readServerRules } from '../../../src/webhook/playground-server-rules.js';
+import { loadPlaygroundAssets } from '../../../src/webhook/playground/playground-assets.js';
+import { PLAYGROUND_CSP } from '../../../src/webhook/playground/playground-route.js';
+import { readServerRules } from '../../../src/webhook/playground/playground-server-rules.js';
 import { send, startHarness, testTls, type Harness } from './harness.js';
 
 const RULE = (name: string): string => `apiVersion: api.kubemod.io/v1beta1

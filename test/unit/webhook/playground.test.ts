@@ -9,12 +9,12 @@ import { PAGE_SOURCE_DIR } from '../../../scripts/playground/build-page.js';
 import {
   defaultPlaygroundDir,
   loadPlaygroundAssets,
-} from '../../../src/webhook/playground-assets.js';
+} from '../../../src/webhook/playground/playground-assets.js';
 import {
   CSP_NONCE_PLACEHOLDER,
   PLAYGROUND_CSP,
   playgroundHtmlCsp,
-} from '../../../src/webhook/playground-route.js';
+} from '../../../src/webhook/playground/playground-route.js';
 import { send, startHarness, testTls, type Harness, type HttpAnswer } from './harness.js';
 import { runServeInProcess } from './serve-in-process.js';
 

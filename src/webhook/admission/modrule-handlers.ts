@@ -1,0 +1,126 @@
+import { DEFAULT_ADMISSION_OPERATIONS } from '../../api/index.js';
+import { validateModRule } from '../../engine/validate-modrule.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json.js';
+import { createJsonPatch } from '../../engine/patch/index.js';
+import { checkModRule, describeInvalidModRule } from '../../rules/compile-modrule.js';
+import {
+  AUTHOR_ANNOTATION,
+  authorAnnotationOf,
+  canonicalAuthor,
+} from '../../audit/author-record.js';
+import type { AdmissionRequest } from './admission-review.js';
+import type { WebhookDependencies } from '../dependencies.js';
+import type { HandlerOutcome } from './dragnet-handler.js';
+
+/**
+ * Validating webhook for ModRules: API validation plus compilation, so bad selects, regexes,
+ * templates and patch paths are refused with every field error. DELETE is always allowed.
+ */
+export function handleValidateModRule(
+  request: AdmissionRequest,
+  deps: WebhookDependencies,
+): HandlerOutcome {
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') {
+    return { response: { allowed: true }, result: 'skipped' };
+  }
+  const object = request.object;
+  const defaultNamespace = request.namespace ?? 'default';
+  const check = checkModRule(object ?? null, {
+    clusterNamespace: deps.clusterNamespace,
+    defaultNamespace,
+  });
+  if (!check.ok) {
+    const message = describeInvalidModRule(check.key, check.errors);
+    deps.logger.info(
+      { uid: request.uid, modRule: check.key, errors: check.errors },
+      'invalid ModRule refused',
+    );
+    return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
+  }
+  // Defence in depth: the mutating webhook wrote the requester as the author. A different value
+  // here means something after it (another mutating webhook, a configuration without
+  // mmodrule.kubemod.io) let a forged author through: refuse rather than trust it.
+  const expected = recordFor(request);
+  const actual = object === undefined ? undefined : authorAnnotationOf(object);
+  if (actual === expected) return { response: { allowed: true }, result: 'allowed' };
+  const message = `ModRule ${check.rule.key} is invalid: metadata.annotations[${AUTHOR_ANNOTATION}]: must be ${expected === undefined ? 'absent' : "the requesting user's identity"}, as the mutating webhook mmodrule.kubemod.io writes it (is that webhook installed, and does another mutating webhook change the annotation?)`;
+  deps.logger.warn(
+    { uid: request.uid, modRule: check.rule.key, user: userOf(request) },
+    'ModRule with a forged author refused',
+  );
+  return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
+}
+
+/** The author record a ModRule written by this request must carry (undefined: none). */
+function recordFor(request: AdmissionRequest): string | undefined {
+  const user = request.userInfo;
+  return user === undefined || user === 'too-large' ? undefined : canonicalAuthor(user);
+}
+
+function userOf(request: AdmissionRequest): string | undefined {
+  const user = request.userInfo;
+  return user === undefined || user === 'too-large' ? undefined : user.username;
+}
+
+/**
+ * Defaulting webhook for ModRules: a JSONPatch filling executionTier (0), admissionOperations
+ * (CREATE, UPDATE) and match[].matchFor (Any) on valid rules, and on every rule writing the
+ * requesting user as its author (annotation api.kubemod.io/author), replacing whatever the
+ * request carried; without a recordable user the annotation is removed ("author unknown").
+ * Invalid ModRules are otherwise left to the validating webhook, which refuses them.
+ */
+export function handleDefaultModRule(request: AdmissionRequest): HandlerOutcome {
+  const object = request.object;
+  if ((request.operation !== 'CREATE' && request.operation !== 'UPDATE') || object === undefined) {
+    return { response: { allowed: true }, result: 'skipped' };
+  }
+  const defaulted = validateModRule(object).ok ? withDefaults(object) : structuredClone(object);
+  withAuthor(defaulted, recordFor(request));
+  const patch = createJsonPatch(object, defaulted, { ignoredPaths: [] });
+  const warnings =
+    request.userInfo === 'too-large'
+      ? {
+          warnings: [
+            "the author of this ModRule was not recorded (the user's identity is over 16 KiB): apply-to-existing and the periodic audit's count will not run for it",
+          ],
+        }
+      : {};
+  if (patch.length === 0) return { response: { allowed: true, ...warnings }, result: 'allowed' };
+  return { response: { allowed: true, patch, ...warnings }, result: 'patched' };
+}
+
+/** Sets (or, for undefined, removes) the author annotation of a ModRule manifest in place. */
+function withAuthor(object: JsonObject, record: string | undefined): void {
+  if (!isJsonObject(object.metadata)) {
+    if (record === undefined) return;
+    object.metadata = {};
+  }
+  const metadata = object.metadata;
+  if (!isJsonObject(metadata.annotations)) {
+    if (record === undefined) return;
+    metadata.annotations = {};
+  }
+  const annotations = metadata.annotations;
+  if (record === undefined) Reflect.deleteProperty(annotations, AUTHOR_ANNOTATION);
+  else annotations[AUTHOR_ANNOTATION] = record;
+}
+
+/** A copy of a (valid) ModRule manifest with KubeMod's defaults filled in; other fields untouched. */
+export function withDefaults(object: JsonObject): JsonObject {
+  const copy = structuredClone(object);
+  const spec = copy.spec;
+  if (!isJsonObject(spec)) return copy;
+  if (spec.executionTier === undefined || spec.executionTier === null) spec.executionTier = 0;
+  const operations = spec.admissionOperations;
+  if (!Array.isArray(operations) || operations.length === 0) {
+    spec.admissionOperations = [...DEFAULT_ADMISSION_OPERATIONS];
+  }
+  const match: JsonValue | undefined = spec.match;
+  if (Array.isArray(match)) {
+    for (const item of match) {
+      if (isJsonObject(item) && (item.matchFor === undefined || item.matchFor === null))
+        item.matchFor = 'Any';
+    }
+  }
+  return copy;
+}
