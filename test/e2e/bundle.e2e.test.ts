@@ -212,7 +212,7 @@ describe('bundle.yaml', () => {
     await kubectl(['apply', '-f', '-'], { input: JSON.stringify(rule) });
     const table = await kubectl(['get', 'modrules', '-n', namespace]);
     const [header, row] = table.trim().split('\n');
-    expect(header?.split(/\s+/)).toEqual(['NAME', 'TYPE', 'TIER', 'READY', 'AGE']);
+    expect(header?.split(/\s+/)).toEqual(['NAME', 'TYPE', 'TIER', 'ENFORCEMENT', 'READY', 'AGE']);
     // executionTier is defaulted to 0 by the CRD schema.
     expect(row?.split(/\s+/).slice(0, 3)).toEqual(['reject-privileged', 'Reject', '0']);
 
