@@ -2,7 +2,7 @@ import type { AdmissionOperation } from '../api/index.js';
 import { didYouMean } from '../api/did-you-mean.js';
 import { describe } from '../api/field-reader.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
-import { parseDocuments } from '../engine/load-rules.js';
+import { parseManifestDocuments } from '../engine/manifest-documents.js';
 import { isKubemodError } from '../errors/catalog.js';
 import { isListManifest, type ManifestSet } from '../webhook/dryrun/dryrun-manifests.js';
 import {
@@ -64,13 +64,16 @@ export function readDryrunInputs(flags: DryrunInputFlags, io: CliIo): DryrunInpu
   };
 }
 
-/** The objects of a manifest file: its documents, Lists expanded; each must have a kind. */
+/**
+ * The objects of a manifest file, read as kubectl reads it (see parseManifestDocuments): its
+ * documents, Lists expanded; each must have a kind.
+ */
 function manifestSet(input: { name: string; text: string }): ManifestSet {
-  const { documents, errors } = parseDocuments(input.text, input.name);
+  const { documents, errors } = parseManifestDocuments(input.text, input.name);
   if (errors.length > 0) throw new CliError(errors.join('; '));
   const objects: JsonObject[] = [];
   let multi = documents.length > 1;
-  for (const document of documents as JsonValue[]) {
+  for (const document of documents) {
     const items = isListManifest(document) ? document.items : [document];
     if (isListManifest(document)) multi = true;
     for (const item of items) objects.push(checkObject(item, input.name, objects.length));
@@ -95,9 +98,9 @@ function checkObject(value: JsonValue, name: string, index: number): JsonObject 
 
 /** `--refs`: one YAML mapping `{namespace?: <Namespace>, node?: <Node>}`. */
 function readRefs(input: { name: string; text: string }): GivenSyntheticRefs {
-  const { documents, errors } = parseDocuments(input.text, input.name);
+  const { documents, errors } = parseManifestDocuments(input.text, input.name);
   if (errors.length > 0) throw new CliError(errors.join('; '));
-  const [refs] = documents as JsonValue[];
+  const [refs] = documents;
   if (documents.length !== 1 || !isJsonObject(refs)) {
     throw new CliError(
       `${input.name}: must be one mapping {namespace: <Namespace manifest>, node: <Node manifest>}`,

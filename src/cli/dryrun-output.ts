@@ -52,7 +52,7 @@ export function writeDryrunOutput(
         if (options.multi) io.stdout(`${i > 0 ? '\n' : ''}# ${terminalText(heading(one))}\n`);
         io.stdout(renderExplainTree(one.explanation, { color: options.color }));
       } else if (options.output === 'diff') {
-        io.stdout(diffText(one, options.multi));
+        io.stdout(diffText(one));
       } else {
         io.stdout(`${options.multi && i > 0 ? '---\n' : ''}${safeYaml(one.result.patched)}`);
       }
@@ -88,7 +88,7 @@ function jsonAnswer(one: DryrunResult, multi: boolean): Record<string, unknown> 
     rejections: result.rejections,
     warnings: result.warnings,
     audited: result.audited,
-    diff: dryRunDiff(one.resource, result.patched, { name: diffName(one.resource, multi) }),
+    diff: dryRunDiff(one.resource, result.patched),
     failures: result.failures.map((f) => ({
       rule: f.rule,
       field: f.field ?? 'spec',
@@ -101,18 +101,11 @@ function jsonAnswer(one: DryrunResult, multi: boolean): Record<string, unknown> 
 }
 
 /** The unified diff, or a line saying that the rules changed nothing. */
-function diffText(one: DryrunResult, multi: boolean): string {
-  const diff = dryRunDiff(one.resource, one.result.patched, {
-    name: diffName(one.resource, multi),
-  });
+function diffText(one: DryrunResult): string {
+  // Named `<kind>/<name>` by dryRunDiff, as in the answers of `PUT /v1/dryrun`.
+  const diff = dryRunDiff(one.resource, one.result.patched);
   if (diff !== '') return terminalLines(diff);
   return `${terminalText(`No changes: no ModRule changed ${label(one.resource)}.`)}\n`;
-}
-
-/** The name of the diff's file: the kind (one resource, as before) or kind/name (several). */
-function diffName(resource: JsonObject, multi: boolean): string {
-  if (!multi) return typeof resource.kind === 'string' ? resource.kind : 'object';
-  return label(resource);
 }
 
 /** `Kind/name`, or the kind alone for an object without a name. */

@@ -2,6 +2,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parseDocuments, type LoadedRules } from '../engine/load-rules.js';
 import type { JsonObject } from '../engine/json.js';
+import { parseManifestDocuments } from '../engine/manifest-documents.js';
 import { compileDocumentsSafely } from '../rules/rule-file.js';
 import { CliError } from './cli-io.js';
 
@@ -148,9 +149,9 @@ export function requestNamespace(
     : undefined;
 }
 
-/** Reads the single Kubernetes object of a YAML or JSON file. */
+/** Reads the single Kubernetes object of a YAML or JSON file, as kubectl reads it. */
 export function readResource(path: string): JsonObject {
-  const { documents, errors } = parseDocuments(readText(path), path);
+  const { documents, errors } = parseManifestDocuments(readText(path), path);
   if (errors.length > 0) throw new CliError(errors.join('; '));
   const [object] = documents;
   if (
@@ -163,7 +164,7 @@ export function readResource(path: string): JsonObject {
       `${path}: must hold exactly one Kubernetes object, found ${String(documents.length)} document(s)`,
     );
   }
-  const resource = object as JsonObject;
+  const resource = object;
   if (typeof resource.kind !== 'string' || resource.kind === '') {
     throw new CliError(`${path}: kind: is required`);
   }

@@ -1,8 +1,8 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeError, KubemodError } from '../errors/catalog.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
-import { parseDocuments } from '../engine/load-rules.js';
+import { isJsonObject, type JsonObject } from '../engine/json.js';
+import { parseManifestDocuments } from '../engine/manifest-documents.js';
 import type { SyntheticRefLookups } from '../engine/evaluate.js';
 
 /** Lookups that know nothing (standalone mode without --refs). */
@@ -19,9 +19,9 @@ export async function loadStaticRefs(path: string): Promise<SyntheticRefLookups>
   const namespaces = new Map<string, JsonObject>();
   const nodes = new Map<string, JsonObject>();
   for (const file of await refFiles(path)) {
-    const parsed = parseDocuments(await readFile(file, 'utf8'), file);
+    const parsed = parseManifestDocuments(await readFile(file, 'utf8'), file);
     if (parsed.errors.length > 0) throw new KubemodError('INPUT_INVALID', parsed.errors.join('; '));
-    for (const doc of parsed.documents as JsonValue[]) {
+    for (const doc of parsed.documents) {
       if (
         !isJsonObject(doc) ||
         !isJsonObject(doc.metadata) ||

@@ -3,20 +3,27 @@ import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../../api/index.j
 import { describe, FieldReader } from '../../api/field-reader.js';
 import type { JsonObject } from '../../engine/json.js';
 import { parseDocuments } from '../../engine/load-rules.js';
+import { parseManifestDocuments } from '../../engine/manifest-documents.js';
 import { describeError, errorCatalog } from '../../errors/catalog.js';
-import { readResource, readRuleSources, readText, requestNamespace } from '../read-inputs.js';
+import { readResource, readText, requestNamespace } from '../read-inputs.js';
+import {
+  kubectlCase,
+  readKubectlView,
+  withKubectlManifests,
+  type KubectlView,
+} from './kubectl-view.js';
 import { readExpectations } from './read-expectations.js';
 import {
   caseName,
   checkRefsApply,
-  documentCount,
   isRecord,
   nonEmptyList,
   pairOldResource,
   readRefs,
   type ManifestReader,
 } from './test-file-checks.js';
-import { createRuleSets, type RuleEntry } from './rule-set.js';
+import { readRuleEntries } from './read-rule-entries.js';
+import { createRuleSets } from './rule-set.js';
 import {
   TEST_FILE_LIMITS,
   type CaseRefs,
@@ -64,6 +71,8 @@ class TestFileLoader {
   /** Manifest files read so far (cases often share one), or why they could not be. */
   private readonly manifests = new Map<string, JsonObject | string>();
   private readonly names = new Set<string>();
+  /** The file read a second time, as kubectl reads manifests (see kubectl-view.ts). */
+  private view: KubectlView = { top: undefined, error: undefined };
 
   constructor(private readonly file: string) {
     this.dir = dirname(file);
@@ -88,10 +97,12 @@ class TestFileLoader {
         `${this.file}: must be one YAML mapping with rules and cases, found ${found}`,
       ]);
     }
-    const top = doc;
+    this.view = readKubectlView(text, this.file);
+    if (this.view.error !== undefined) return this.invalid([this.view.error]);
+    const top = withKubectlManifests(doc, this.view.top);
     const r = new FieldReader(INVALID);
     r.noUnknownFields(top, TOP_FIELDS, '');
-    const entries = this.readRules(top.rules, r);
+    const entries = readRuleEntries(top.rules, r, (path) => this.resolve(path));
     const defaults: Defaults = {
       namespace: r.optionalString(top.namespace, 'namespace'),
       operation: this.operation(top.operation, 'operation', r) ?? 'CREATE',
@@ -133,53 +144,14 @@ class TestFileLoader {
     return r.errors.map((e) => `${this.file}: ${scope}${e.field}: ${e.message}`);
   }
 
-  private readRules(value: unknown, r: FieldReader): RuleEntry[] {
-    const items = nonEmptyList(value, 'rules', r, 'ModRule file, directory or inline ModRule');
-    if (items === undefined) return [];
-    const entries: RuleEntry[] = [];
-    let count = 0;
-    items.forEach((item, i) => {
-      const field = `rules[${String(i)}]`;
-      if (typeof item === 'string' && item !== '') {
-        const path = this.resolve(item);
-        try {
-          const read = readRuleSources([path]);
-          for (const error of read.errors) r.fail(field, error);
-          const documents = read.sources.reduce((n, s) => n + documentCount(s.documents), 0);
-          if (documents === 0 && read.errors.length === 0)
-            r.fail(field, `${path}: holds no ModRule`);
-          count += documents;
-          entries.push({ kind: 'files', field, sources: read.sources });
-        } catch (err) {
-          r.fail(field, describeError(err));
-        }
-      } else if (isRecord(item)) {
-        count += 1;
-        entries.push({ kind: 'inline', field, document: item });
-      } else {
-        r.fail(
-          field,
-          `must be a file or directory path or an inline ModRule, got ${describe(item)}`,
-        );
-      }
-    });
-    if (count > TEST_FILE_LIMITS.maxRules) {
-      r.fail(
-        'rules',
-        `hold ${String(count)} ModRules; a test file takes at most ${String(TEST_FILE_LIMITS.maxRules)}`,
-      );
-      return [];
-    }
-    return entries;
-  }
-
   private readCase(raw: unknown, index: number, defaults: Defaults): RuleTestCase | undefined {
     const r = new FieldReader(INVALID);
-    const item = r.object(raw, `cases[${String(index)}]`);
-    if (item === undefined) {
+    const read = r.object(raw, `cases[${String(index)}]`);
+    if (read === undefined) {
       this.errors.push(...this.lines(r, ''));
       return undefined;
     }
+    const item = withKubectlManifests(read, kubectlCase(this.view, index));
     const name = caseName(item.name, this.names, r);
     const scope =
       name === undefined ? `cases[${String(index)}].` : `case ${JSON.stringify(name)}: `;
@@ -234,7 +206,7 @@ class TestFileLoader {
     return readRefs(value, 'syntheticRefs', r, manifest, (path) => {
       const file = this.resolve(path);
       try {
-        const parsed = parseDocuments(readText(file), file);
+        const parsed = parseManifestDocuments(readText(file), file);
         for (const error of parsed.errors) r.fail('syntheticRefs', error);
         return parsed.documents.length === 1 ? parsed.documents[0] : parsed.documents;
       } catch (err) {
