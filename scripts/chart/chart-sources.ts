@@ -9,6 +9,9 @@ export const CHART_DIR = 'charts/kubemod-ts';
 /** The ClusterRole and binding that let apply-to-existing update existing objects. */
 export const APPLY_EXISTING_RBAC_SOURCE = 'config/optional/apply-to-existing-rbac.yaml';
 
+/** The ClusterRole and binding that let the periodic audit write policy reports. */
+export const POLICY_REPORTS_RBAC_SOURCE = 'config/optional/policy-reports-rbac.yaml';
+
 /** The read-only ClusterRole and binding of the periodic audit. */
 export const AUDIT_RBAC_SOURCE = 'config/rbac/audit-cluster-role.yaml';
 
@@ -30,6 +33,11 @@ export interface OptionalSource {
   readonly enabledByDefault: boolean;
   /** Dotted path of a map value whose entries are added to the objects' labels. */
   readonly labelsValuePath?: string;
+  /**
+   * A Go template condition that must hold as well as the value (`.Values.…` expression), for a
+   * piece that only makes sense when another setting is on.
+   */
+  readonly alsoRequires?: string;
 }
 
 export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
@@ -38,6 +46,13 @@ export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
     path: APPLY_EXISTING_RBAC_SOURCE,
     valuePath: 'applyToExisting.enabled',
     enabledByDefault: false,
+  },
+  {
+    // Reports are written only by the periodic audit: no write on them while it is off.
+    path: POLICY_REPORTS_RBAC_SOURCE,
+    valuePath: 'audit.policyReports.enabled',
+    enabledByDefault: true,
+    alsoRequires: 'gt (int .Values.audit.intervalSeconds) 0',
   },
   {
     path: POD_MONITOR_SOURCE,

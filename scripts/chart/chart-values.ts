@@ -137,6 +137,13 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
       schema: { type: 'integer', minimum: 0, maximum: 604800 },
     },
     {
+      path: 'audit.policyReports.enabled',
+      description:
+        'While the periodic audit is on, grant the operator write access to policy reports (config/optional/policy-reports-rbac.yaml), which it writes in the report API the cluster serves.',
+      default: true,
+      schema: { type: 'boolean' },
+    },
+    {
       path: 'rbac.audit.enabled',
       description: 'Grant the audit read access to the targeted resources (not Secrets).',
       default: true,

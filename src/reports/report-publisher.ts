@@ -1,10 +1,14 @@
-import type { KubeClient } from '../controller/kube-client.js';
+import { isStatus, type KubeClient } from '../controller/kube-client.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import { apiVersionOfReports, servedReportApis } from './report-api.js';
 import { buildReports, DEFAULT_RESULTS_PER_REPORT } from './report-build.js';
 import type { CollectedResults } from './report-collector.js';
 import { syncReports, type ReportSyncResult } from './report-sync.js';
+
+/** The log line when the operator may not read or write reports (the default install). */
+export const NOT_GRANTED =
+  'policy reports not written: the operator may not list or write report objects; apply config/optional/policy-reports-rbac.yaml (chart: audit.policyReports.enabled) to let the periodic audit write them';
 
 export interface PublishReportsOptions {
   readonly client: KubeClient;
@@ -54,6 +58,10 @@ export async function publishReports(
     else options.logger.info(fields, 'policy reports written');
     return result;
   } catch (err) {
+    if (isStatus(err, 403)) {
+      options.logger.warn({ err: describeError(err) }, NOT_GRANTED);
+      return undefined;
+    }
     options.logger.warn(
       { err: describeError(err) },
       'policy reports could not be written; retrying after the next audit',

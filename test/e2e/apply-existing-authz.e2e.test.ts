@@ -1,11 +1,14 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import {
+  impersonating,
+  kubeconfig,
+  kubectl,
+  kubectlApply,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
@@ -52,17 +55,6 @@ type Stored = Obj & { metadata: Obj['metadata'] & { resourceVersion?: string } }
 interface Rule {
   metadata: { annotations?: Record<string, string> };
   status?: { applyToExisting?: ApplyStatus; nonConforming?: number; lastAuditTime?: string };
-}
-
-/** The admin kubeconfig, impersonating `user` for everything the operator does. */
-function impersonating(user: string): string {
-  const config = load(readFileSync(kubeconfig(), 'utf8')) as {
-    users: { user: Record<string, unknown> }[];
-  };
-  for (const entry of config.users) entry.user.as = user;
-  const path = join(mkdtempSync(join(tmpdir(), 'authz-e2e-')), 'kubeconfig');
-  writeFileSync(path, dump(config));
-  return path;
 }
 
 /** `kubectl auth can-i` as the operator: "yes" or "no" (it exits 1 on "no", hence execFile). */

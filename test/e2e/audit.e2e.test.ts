@@ -1,11 +1,14 @@
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import {
+  impersonating,
+  kubeconfig,
+  kubectl,
+  kubectlApply,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
@@ -74,17 +77,6 @@ async function audit(args: string[]): Promise<{ code: number; out: string; err: 
     env: {},
   });
   return { code, out, err };
-}
-
-/** The e2e kubeconfig, impersonating `user` (the API server checks that user's permissions). */
-function impersonating(user: string): string {
-  const config = load(readFileSync(kubeconfig(), 'utf8')) as {
-    users: { user: Record<string, unknown> }[];
-  };
-  for (const entry of config.users) entry.user.as = user;
-  const path = join(mkdtempSync(join(tmpdir(), 'audit-e2e-')), 'kubeconfig');
-  writeFileSync(path, dump(config));
-  return path;
 }
 
 /** Starts a replica behind the proxy, with the periodic audit and apply-to-existing on. */

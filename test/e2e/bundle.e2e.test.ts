@@ -175,6 +175,9 @@ describe('bundle.yaml', () => {
     expect(await canI('get', 'secrets/kubemod-webhook-server-cert', namespace)).toBe('no');
     expect(await canI('create', 'secrets', SYSTEM_NAMESPACE)).toBe('yes');
     expect(await canI('update', 'leases/kubemod-operator-leader', SYSTEM_NAMESPACE)).toBe('yes');
+    // Policy reports are written only with config/optional/policy-reports-rbac.yaml.
+    expect(await canI('create', 'reports.openreports.io', namespace)).toBe('no');
+    expect(await canI('update', 'clusterpolicyreports.wgpolicyk8s.io')).toBe('no');
   });
 
   it('keeps the audit permissions droppable: without the optional bindings they are gone', async () => {

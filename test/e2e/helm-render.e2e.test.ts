@@ -201,10 +201,20 @@ describe('the Helm chart, rendered', () => {
       },
     },
     {
-      name: 'audit.intervalSeconds',
+      name: 'audit.intervalSeconds, which also grants report writes',
       values: { 'audit.intervalSeconds': 300 },
       check: (o: BundleObject[]) => {
         expect(container(o).args).toEqual(['operator', '--audit-interval-seconds=300']);
+        expect(kinds(o)).toContain('ClusterRole/kubemod-operator-policy-reports');
+        expect(kinds(o)).toContain('ClusterRoleBinding/kubemod-operator-policy-reports');
+      },
+    },
+    {
+      name: 'audit.policyReports.enabled=false: the audit runs, no report writes',
+      values: { 'audit.intervalSeconds': 300, 'audit.policyReports.enabled': false },
+      check: (o: BundleObject[]) => {
+        expect(container(o).args).toEqual(['operator', '--audit-interval-seconds=300']);
+        expect(kinds(o)).not.toContain('ClusterRole/kubemod-operator-policy-reports');
       },
     },
     {

@@ -2,7 +2,15 @@ import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { kubeconfig, kubectl, kubectlApply, kubectlJson, waitFor } from './support/kubectl.js';
+import { NOT_GRANTED } from '../../src/reports/report-publisher.js';
+import {
+  impersonating,
+  kubeconfig,
+  kubectl,
+  kubectlApply,
+  kubectlJson,
+  waitFor,
+} from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
@@ -19,6 +27,9 @@ import { configMap, modRule } from './support/operator-fixtures.js';
 // The periodic audit's policy reports on the real API server, with the upstream CRDs vendored in
 // config/optional/policy-reports: written in OpenReports when it is served, without a write when
 // nothing changed, removed with the rule, and in wgpolicyk8s.io when only that API is served.
+// The operator runs as its service account with the bundle's RBAC (config/rbac/): the default
+// install grants no write on reports, so nothing is written until the admin applies
+// config/optional/policy-reports-rbac.yaml.
 
 const local = inject('localControlPlane');
 const ns = uniqueName('reports');
@@ -29,6 +40,8 @@ const WG_POLICY_CRDS = [
   'wgpolicyk8s.io_policyreports.yaml',
   'wgpolicyk8s.io_clusterpolicyreports.yaml',
 ];
+const OPERATOR_ACCOUNT = 'system:serviceaccount:kubemod-system:kubemod-operator';
+const POLICY_REPORTS_RBAC = `${repoRoot}/config/optional/policy-reports-rbac.yaml`;
 let operator: TestOperator | undefined;
 
 interface Report {
@@ -124,7 +137,12 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
     await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
     await installCrd(kubectl);
     await removeReportCrds([...OPEN_REPORTS_CRDS, ...WG_POLICY_CRDS]);
-    operator = await startTestOperator(kubeconfig(), ['--audit-interval-seconds', '2']);
+    await kubectl(['delete', '-f', POLICY_REPORTS_RBAC, '--ignore-not-found']);
+    await kubectl(['apply', '-f', `${repoRoot}/config/rbac/`]);
+    operator = await startTestOperator(impersonating(OPERATOR_ACCOUNT), [
+      '--audit-interval-seconds',
+      '2',
+    ]);
     await applyWebhookConfigurations(kubectl, operator.urlBase);
     await waitFor(
       'caBundle injected',
@@ -143,9 +161,28 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
     await deleteWebhookConfigurations(kubectl).catch(() => undefined);
     await operator?.stop();
     await removeReportCrds([...OPEN_REPORTS_CRDS, ...WG_POLICY_CRDS]).catch(() => undefined);
+    await kubectl(['delete', '-f', POLICY_REPORTS_RBAC, '--ignore-not-found']).catch(
+      () => undefined,
+    );
     await kubectl(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found']).catch(
       () => undefined,
     );
+  });
+
+  it('writes no report with the default install’s RBAC, and logs which file grants it', async () => {
+    await installReportCrds(OPEN_REPORTS_CRDS);
+    await kubectlApply(auditRule('no-forbidden'));
+    // The audit itself runs as usual: the rule's status is written.
+    await twoMoreAudits('no-forbidden');
+    await waitFor(
+      'the operator to say that it may not write reports',
+      () => (operator?.logs.some((line) => line.includes(NOT_GRANTED)) ? true : undefined),
+      30_000,
+      500,
+    );
+    expect(await report('reports.openreports.io')).toBeUndefined();
+    // The admin enables reports; the following tests run with this permission.
+    await kubectl(['apply', '-f', POLICY_REPORTS_RBAC]);
   });
 
   it('writes an OpenReports Report, does not rewrite it unchanged, and removes it with the rule', async () => {

@@ -432,12 +432,13 @@ describe('RBAC of the default bundle and the optional apply-to-existing piece', 
       'core/events: patch',
       'core/pods: patch',
       'events.k8s.io/events: patch',
-      // The periodic audit's own policy reports (docs/policy-reports.md).
-      'openreports.io/clusterreports: update',
-      'openreports.io/reports: update',
-      'wgpolicyk8s.io/clusterpolicyreports: update',
-      'wgpolicyk8s.io/policyreports: update',
     ]);
+    // Nothing else is created or deleted cluster-wide either: report objects are written only
+    // with config/optional/policy-reports-rbac.yaml.
+    const reportGroups = ['openreports.io', 'wgpolicyk8s.io'];
+    expect(
+      clusterRules(bundle()).filter((r) => r.apiGroups.some((g) => reportGroups.includes(g))),
+    ).toEqual([]);
     expect(bundle().some((d) => d.metadata?.name === 'kubemod-operator-apply-existing')).toBe(
       false,
     );
@@ -475,5 +476,27 @@ describe('RBAC of the default bundle and the optional apply-to-existing piece', 
       roleRef: { kind: 'ClusterRole', name: 'kubemod-operator-apply-existing' },
       subjects: [{ kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' }],
     });
+  });
+
+  it('keeps report writes in config/optional/policy-reports-rbac.yaml, bound to the operator', () => {
+    const source = 'config/optional/policy-reports-rbac.yaml';
+    const docs = parseDocuments(readFileSync(join(repoRoot, source), 'utf8'), source);
+    expect(writes(docs)).toEqual([
+      'openreports.io/clusterreports: update',
+      'openreports.io/reports: update',
+      'wgpolicyk8s.io/clusterpolicyreports: update',
+      'wgpolicyk8s.io/policyreports: update',
+    ]);
+    // Report objects only, in the two report APIs: no workload, no RBAC object.
+    expect(new Set(clusterRules(docs).flatMap((r) => r.apiGroups))).toEqual(
+      new Set(['openreports.io', 'wgpolicyk8s.io']),
+    );
+    expect(docs.find((d) => d.kind === 'ClusterRoleBinding')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'kubemod-operator-policy-reports' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' }],
+    });
+    expect(bundle().some((d) => d.metadata?.name === 'kubemod-operator-policy-reports')).toBe(
+      false,
+    );
   });
 });

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_SOURCES } from '../../scripts/bundle-sources.js';
 import {
   APPLY_EXISTING_RBAC_SOURCE,
+  POLICY_REPORTS_RBAC_SOURCE,
   CHART_DIR,
   chartSources,
   DASHBOARD_SOURCE,
@@ -58,12 +59,12 @@ describe('charts/kubemod-ts', () => {
       const template = files.get(`templates/${templateName(source.path)}`) ?? '';
       expect(template, source.path).toContain(`from ${source.path};`);
       if (source.optional !== undefined) {
-        expect(template).toMatch(
-          new RegExp(
-            `^\\{\\{- if \\.Values\\.${source.optional.valuePath.replace(/\./g, '\\.')} \\}\\}$`,
-            'm',
-          ),
-        );
+        const { valuePath, alsoRequires } = source.optional;
+        const condition =
+          alsoRequires === undefined
+            ? `.Values.${valuePath}`
+            : `and .Values.${valuePath} (${alsoRequires})`;
+        expect(template.split('\n')).toContain(`{{- if ${condition} }}`);
       }
     }
   });
@@ -137,6 +138,13 @@ describe('chartSources', () => {
     expect(paths).toEqual(expect.arrayContaining([...BUNDLE_SOURCES]));
     expect(audit?.enabledByDefault).toBe(true);
     expect(applyExisting?.enabledByDefault).toBe(false);
+    // Report writes: on by default, but only while the periodic audit (off by default) runs.
+    expect(OPTIONAL_SOURCES.find((s) => s.path === POLICY_REPORTS_RBAC_SOURCE)).toMatchObject({
+      valuePath: 'audit.policyReports.enabled',
+      enabledByDefault: true,
+      alsoRequires: 'gt (int .Values.audit.intervalSeconds) 0',
+    });
+    expect(BUNDLE_SOURCES).not.toContain(POLICY_REPORTS_RBAC_SOURCE);
     expect(new Set(paths).size).toBe(paths.length);
   });
 });

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
 import { inject } from 'vitest';
 
 export interface KubectlOptions {
@@ -12,6 +14,20 @@ export interface KubectlOptions {
 /** The kubeconfig provided by test/e2e/global-setup.ts. */
 export function kubeconfig(): string {
   return inject('kubeconfig');
+}
+
+/**
+ * The admin kubeconfig, impersonating `user` for every request made with it (the API server then
+ * checks that user's permissions): how the tests run the operator as its service account.
+ */
+export function impersonating(user: string): string {
+  const config = load(readFileSync(kubeconfig(), 'utf8')) as {
+    users: { user: Record<string, unknown> }[];
+  };
+  for (const entry of config.users) entry.user.as = user;
+  const path = join(mkdtempSync(join(tmpdir(), 'e2e-as-')), 'kubeconfig');
+  writeFileSync(path, dump(config));
+  return path;
 }
 
 /** Runs kubectl against the e2e cluster and resolves its stdout; rejects with stderr on failure. */
