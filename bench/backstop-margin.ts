@@ -12,7 +12,7 @@ import { evaluate, type EvaluationResult } from '../src/engine/evaluate.js';
 import type { JsonObject } from '../src/engine/json.js';
 import { loadModRules } from '../src/engine/load-rules.js';
 import { RuleStore } from '../src/engine/store.js';
-import { DEFAULT_WORK_LIMITS } from '../src/engine/work-meter.js';
+import { DEFAULT_WORK_LIMITS } from '../src/engine/work-limits.js';
 import { marginProbes, type MarginProbe } from './lib/margin-probes.js';
 
 const UNTIMED = {

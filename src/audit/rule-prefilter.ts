@@ -2,7 +2,9 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
-import { WorkMeter, withMeter, type WorkLimits } from '../engine/work-meter.js';
+import { type WorkLimits } from '../engine/work-limits.js';
+import { withMeter } from '../engine/active-meter.js';
+import { WorkMeter } from '../engine/work-meter.js';
 import { identityOf } from './object-verdict.js';
 import type { TargetResource } from './target-resources.js';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../engine/rule.js';
-import type { WorkLimits } from '../engine/work-meter.js';
+import type { WorkLimits } from '../engine/work-limits.js';
 import { KubemodError } from '../errors/catalog.js';
 import { integerFlag } from './flag-values.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WORK_LIMITS } from '../engine/work-meter.js';
+import { DEFAULT_WORK_LIMITS } from '../engine/work-limits.js';
 import { parseServeArgs } from './serve-config.js';
 import { runServe } from './serve-command.js';
 

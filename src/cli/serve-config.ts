@@ -9,7 +9,7 @@ import {
 import { KubemodError } from '../errors/catalog.js';
 import { LOG_LEVELS, type LogLevel } from '../observability/logger.js';
 import { DEFAULT_WEBHOOK_LIMITS } from '../webhook/dependencies.js';
-import type { WorkLimits } from '../engine/work-meter.js';
+import type { WorkLimits } from '../engine/work-limits.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 
 /** Everything `kubemod-ts serve` is configured with, read once from flags and environment. */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { describeError } from '../errors/catalog.js';
-import type { WorkLimits } from '../engine/work-meter.js';
+import type { WorkLimits } from '../engine/work-limits.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { discoverTestFiles } from './rule-tests/discover-test-files.js';
 import { loadTestFile } from './rule-tests/load-test-file.js';

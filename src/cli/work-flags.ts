@@ -1,4 +1,4 @@
-import { DEFAULT_WORK_LIMITS, type WorkLimits } from '../engine/work-meter.js';
+import { DEFAULT_WORK_LIMITS, type WorkLimits } from '../engine/work-limits.js';
 import { integerFlag } from './flag-values.js';
 
 /** The work-limit flags `serve` and `operator` share, as node:util parseArgs options. */

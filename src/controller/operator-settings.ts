@@ -1,6 +1,6 @@
 import type { ApplyOptIn } from '../audit/apply-opt-in.js';
 import { isIP } from 'node:net';
-import type { WorkLimits } from '../engine/work-meter.js';
+import type { WorkLimits } from '../engine/work-limits.js';
 import type { LogLevel } from '../observability/logger.js';
 
 /** Everything `kubemod-ts operator` is configured with, read once from flags and environment. */

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from './json.js';
 import { parseJsonPointer } from './patch/index.js';
-import { charge, chargeBytes } from './work-meter.js';
+import { charge, chargeBytes } from './active-meter.js';
 
 /**
  * Makes the containers along a JSON pointer writable by shallow-copying those still shared with

@@ -9,7 +9,9 @@ import { KubemodError } from '../errors/catalog.js';
 import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
 import { CopyOnWrite } from './copy-on-write.js';
 import { failureOf } from './rule-render.js';
-import { WorkMeter, withMeter, type WorkLimits } from './work-meter.js';
+import { type WorkLimits } from './work-limits.js';
+import { withMeter } from './active-meter.js';
+import { WorkMeter } from './work-meter.js';
 import type { EvaluationTracer } from './explain/tracer.js';
 import { failClosedRefusals, recordRejection, type RejectOutcomes } from './enforcement.js';
 

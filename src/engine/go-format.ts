@@ -1,5 +1,6 @@
 import { KubemodError } from '../errors/catalog.js';
-import { charge, depthError, MAX_VALUE_DEPTH } from './work-meter.js';
+import { MAX_VALUE_DEPTH } from './work-limits.js';
+import { charge, depthError } from './active-meter.js';
 
 /** Longest text goFormat builds (in UTF-16 code units) when no work meter stops it sooner. */
 export const MAX_PRINT_LENGTH = 16 << 20;

@@ -4,7 +4,8 @@ import type { JsonObject } from './json.js';
 import { loadModRules } from './load-rules.js';
 import { RegexCache } from './regex.js';
 import { RuleStore } from './store.js';
-import { WorkMeter, withMeter } from './work-meter.js';
+import { withMeter } from './active-meter.js';
+import { WorkMeter } from './work-meter.js';
 
 // Issue 27: units depend on the input alone. Caches kept across requests (compiled regexes,
 // parsed patch values) must not make a request cheaper because another one came before it.

@@ -3,7 +3,8 @@ import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
 import { applyOperation, jsonEqual } from './patch/index.js';
 import { jsonNestingDepth } from './json-depth.js';
 import { cloneJson } from './patch/own-property.js';
-import { chargeBytes, depthError, MAX_VALUE_DEPTH } from './work-meter.js';
+import { MAX_VALUE_DEPTH } from './work-limits.js';
+import { chargeBytes, depthError } from './active-meter.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The annotation's key as a JSON-pointer segment. */

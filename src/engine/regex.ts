@@ -1,7 +1,7 @@
 import RE2 from 're2';
 import { KubemodError } from '../errors/catalog.js';
 import { MAX_PATTERN_COST, patternCost } from './regex-cost.js';
-import { charge, chargeOnce } from './work-meter.js';
+import { charge, chargeOnce } from './active-meter.js';
 
 /**
  * Regular expressions with RE2 syntax and semantics (as Go's regexp), matched in linear time.

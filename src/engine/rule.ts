@@ -20,7 +20,8 @@ import type { CompiledTemplate } from './template/index.js';
 import type { GoRegex } from './regex.js';
 import { literalKinds } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
-import { activeMeter, charge, WorkMeter, withMeter } from './work-meter.js';
+import { activeMeter, charge, withMeter } from './active-meter.js';
+import { WorkMeter } from './work-meter.js';
 
 /** Namespace whose ModRules are cluster-wide, as in KubeMod. */
 export const DEFAULT_CLUSTER_NAMESPACE = 'kubemod-system';

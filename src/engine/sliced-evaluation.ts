@@ -1,7 +1,8 @@
 import { evaluationSteps, type EvaluationRequest, type EvaluationResult } from './evaluate.js';
 import type { RuleStore } from './store.js';
 import { cpuClock } from './cpu-clock.js';
-import { WorkMeter, withMeter } from './work-meter.js';
+import { withMeter } from './active-meter.js';
+import { WorkMeter } from './work-meter.js';
 
 /**
  * How an evaluation shares its thread: work at most `sliceMs` at a time (checked between rules),

@@ -1,4 +1,4 @@
-import { charge } from './work-meter.js';
+import { charge } from './active-meter.js';
 
 /**
  * Sorts strings in place in UTF-16 code unit order, as `Array.prototype.sort()` does. Object

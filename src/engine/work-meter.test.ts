@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KubemodError } from '../errors/catalog.js';
-import { charge, exempt, WorkMeter, withMeter } from './work-meter.js';
+import { charge, exempt, withMeter } from './active-meter.js';
+import { WorkMeter } from './work-meter.js';
 
 /** A clock the test moves by hand. */
 function manualClock(): { now: () => number; advance: (ms: number) => void } {

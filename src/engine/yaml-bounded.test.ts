@@ -4,7 +4,8 @@ import { KubemodError } from '../errors/catalog.js';
 import type { JsonValue } from './json.js';
 import { loadModRules, parseDocuments } from './load-rules.js';
 import { jsonEqual, parseYamlValue, toYaml } from './patch/index.js';
-import { WorkMeter, withMeter } from './work-meter.js';
+import { withMeter } from './active-meter.js';
+import { WorkMeter } from './work-meter.js';
 import { loadAllYamlBounded, loadYamlBounded } from './yaml-bounded.js';
 
 /** `levels` anchors, each a list of `width` aliases of the previous one: width^levels nodes. */

@@ -1,6 +1,7 @@
 import { loadAll, YAMLException, type Schema } from 'js-yaml';
 import { KubemodError } from '../errors/catalog.js';
-import { charge, MAX_VALUE_DEPTH } from './work-meter.js';
+import { MAX_VALUE_DEPTH } from './work-limits.js';
+import { charge } from './active-meter.js';
 
 /**
  * YAML reading that cannot balloon. js-yaml returns an alias as a second reference to its anchor's

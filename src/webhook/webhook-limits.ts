@@ -1,5 +1,5 @@
 import type { TemplateLimits } from '../engine/template/index.js';
-import type { WorkLimits } from '../engine/work-meter.js';
+import type { WorkLimits } from '../engine/work-limits.js';
 
 export interface WebhookLimits {
   /** Largest accepted request body, in bytes. */

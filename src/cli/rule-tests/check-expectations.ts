@@ -2,7 +2,7 @@ import type { EvaluationResult } from '../../engine/evaluate.js';
 import type { ExplainDocument } from '../../engine/explain/index.js';
 import type { JsonObject, JsonValue } from '../../engine/json.js';
 import { jsonEqual } from '../../engine/patch/index.js';
-import type { WorkLimits } from '../../engine/work-meter.js';
+import type { WorkLimits } from '../../engine/work-limits.js';
 import { dryRunDiff } from '../../webhook/dryrun/dryrun-diff.js';
 import { appliedReasons } from './applied-reasons.js';
 import type { ExpectedFailure, RuleTestCase } from './test-file.js';

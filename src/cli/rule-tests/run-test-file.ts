@@ -1,6 +1,6 @@
 import { evaluate, type EvaluationRequest, type EvaluationResult } from '../../engine/evaluate.js';
 import { explainEvaluation, type ExplainDocument } from '../../engine/explain/index.js';
-import type { WorkLimits } from '../../engine/work-meter.js';
+import type { WorkLimits } from '../../engine/work-limits.js';
 import { describeError, isKubemodError } from '../../errors/catalog.js';
 import { syntheticRefsFor } from '../../webhook/admission/synthetic-refs.js';
 import { checkExpectations, type CaseProblem } from './check-expectations.js';

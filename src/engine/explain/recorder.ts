@@ -1,7 +1,7 @@
 import type { JsonValue } from '../json.js';
 import type { SelectItem, SelectOutcome } from '../expr/select.js';
 import type { CompiledPatchOperation, CompiledRule } from '../rule.js';
-import { exempt } from '../work-meter.js';
+import { exempt } from '../active-meter.js';
 import { BoundedPrinter } from './bounded-print.js';
 import type { ExplainLimits, MatchDecision, MatchItemNode } from './schema.js';
 import type { EvaluationTracer } from './tracer.js';

@@ -4,7 +4,7 @@ import { compilePath, type CompiledPath, type Filter } from './path.js';
 import { DateValue, deepEqual, isObject, typeName } from './values.js';
 import { compileRegex, RegexCache, type GoRegex } from '../regex.js';
 import { goFormat } from '../go-format.js';
-import { charge, chargeBytes } from '../work-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 import { KubemodError } from '../../errors/catalog.js';
 
 /** Longest string the `+` operator builds (1 MiB of UTF-16 code units). */

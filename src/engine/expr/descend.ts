@@ -1,6 +1,6 @@
 import { isObject } from './values.js';
 import { sortedKeys } from '../sort-strings.js';
-import { charge, chargeBytes } from '../work-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 
 /**
  * A value met by the recursive descent (`..`) walk. Frames link to their parent instead of

@@ -1,6 +1,6 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { DateValue, isEmptyValue, isObject, typeName } from './values.js';
-import { charge, chargeBytes } from '../work-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 
 /** Longest text date() tries to read; real timestamps are 35 characters at most. */
 const MAX_DATE_LENGTH = 64;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileSelect } from './select.js';
 import { KubemodError } from '../../errors/catalog.js';
-import { WorkMeter, withMeter } from '../work-meter.js';
+import { withMeter } from '../active-meter.js';
+import { WorkMeter } from '../work-meter.js';
 
 const FAST_MS = 500;
 

@@ -3,7 +3,8 @@ import { compileSelect } from './select.js';
 import { MAX_DEPTH } from './parser.js';
 import { KubemodError } from '../../errors/catalog.js';
 import { compileRule, RuleCompileError } from '../rule.js';
-import { WorkMeter, withMeter } from '../work-meter.js';
+import { withMeter } from '../active-meter.js';
+import { WorkMeter } from '../work-meter.js';
 import { validateModRule } from '../validate-modrule.js';
 
 /** Wall-clock ceiling for one hostile call: far below 1 s, with room for a slow, busy CI VM. */

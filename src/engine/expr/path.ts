@@ -3,7 +3,7 @@ import { isMultiStep } from './ast.js';
 import { pointerOf, walkDescendants } from './descend.js';
 import { hasOwn, isObject } from './values.js';
 import { sortedKeys } from '../sort-strings.js';
-import { charge, chargeBytes } from '../work-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 
 /** A position reached while walking a path: the value there and, when asked for, the captured keys. */
 export interface Cursor {

@@ -1,4 +1,4 @@
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 
 /**
  * Runtime values of the select language. JSON values as decoded from the object, plus JavaScript's

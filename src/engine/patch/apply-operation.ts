@@ -2,7 +2,7 @@ import { KubemodError } from '../../errors/catalog.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
 import { formatJsonPointer, parseJsonPointer } from './json-pointer.js';
 import { cloneJson, deleteOwn, getOwn, hasOwn, setOwn } from './own-property.js';
-import { charge, chargeBytes } from '../work-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 
 /**
  * One KubeMod patch operation on a JSON document: RFC 6902 `add` / `replace` / `remove` with

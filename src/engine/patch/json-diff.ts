@@ -2,7 +2,8 @@ import { isJsonObject, type JsonObject, type JsonPatchOperation, type JsonValue 
 import { escapePointerSegment, parseJsonPointer } from './json-pointer.js';
 import { cloneJson, deleteOwn, getOwn, hasOwn } from './own-property.js';
 import { sortStrings } from '../sort-strings.js';
-import { charge, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { charge } from '../active-meter.js';
 
 /**
  * The RFC 6902 patch from `before` to `after`, for the admission response. Deterministic:

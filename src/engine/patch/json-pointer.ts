@@ -1,5 +1,5 @@
 import { KubemodError } from '../../errors/catalog.js';
-import { chargeBytes } from '../work-meter.js';
+import { chargeBytes } from '../active-meter.js';
 
 /**
  * JSON Pointers (RFC 6901) as used in patch paths: `/a/b~1c` addresses member `b/c` of `a`.

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../json.js';
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 
 /**
  * Own-property helpers for JSON objects. Plain `obj[key]` is unsafe for untrusted keys: reading

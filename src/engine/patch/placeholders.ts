@@ -1,6 +1,6 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { escapePointerSegment, validatePatchPath } from './json-pointer.js';
-import { chargeBytes } from '../work-meter.js';
+import { chargeBytes } from '../active-meter.js';
 
 /**
  * Path placeholders: `#0`, `#1`, … in a patch path stand for the index (or key) captured by the

@@ -1,5 +1,6 @@
 import { formatPatch, structuredPatch } from 'diff';
-import { depthError, charge, chargeBytes, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { depthError, charge, chargeBytes } from '../active-meter.js';
 import type { JsonValue } from '../json.js';
 import { renderYaml, type RenderRefusal } from './yaml-render.js';
 

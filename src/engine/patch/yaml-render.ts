@@ -1,6 +1,7 @@
 import { dump } from 'js-yaml';
 import type { JsonObject, JsonValue } from '../json.js';
-import { charge, chargeBytes, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { charge, chargeBytes } from '../active-meter.js';
 
 /**
  * Block-style YAML of a JSON value with sorted keys: the same text as js-yaml's

@@ -1,7 +1,7 @@
 import type { Schema } from 'js-yaml';
 import { describeError, isKubemodError, KubemodError } from '../../errors/catalog.js';
 import type { JsonObject, JsonValue } from '../json.js';
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 import { loadAllYamlBounded, YAML_UNITS_PER_CHAR } from '../yaml-bounded.js';
 import { createGoYamlSchema, isGoYamlWord } from './go-yaml-schema.js';
 import { setOwn } from './own-property.js';

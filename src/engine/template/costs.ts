@@ -1,4 +1,4 @@
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 
 /**
  * Work units the template engine charges, calibrated against the meter's unit (about 50 ns of

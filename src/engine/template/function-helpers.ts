@@ -1,4 +1,4 @@
-import { charge, chargeBytes } from '../work-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 import { CALL_UNITS } from './costs.js';
 import type { Helper } from './control-helpers.js';
 import { locate } from './control-helpers.js';

@@ -1,4 +1,4 @@
-import { chargeBytes } from '../work-meter.js';
+import { chargeBytes } from '../active-meter.js';
 import { Fault, renderError } from './faults.js';
 import { fixed, variadic, type FunctionFamily, type TemplateFunction } from './function-table.js';
 import { goSprint, goSprintf, goSprintln } from './go-printf.js';

@@ -1,4 +1,5 @@
-import { depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { depthError } from '../active-meter.js';
 import { chargeKeyWrites, chargeListVisit, chargeMapBuild, chargeMapVisit } from './costs.js';
 import { renderError } from './faults.js';
 import {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { dump } from 'js-yaml';
 import { goFormatFloat } from '../go-format.js';
-import { charge, chargeBytes, depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { charge, chargeBytes, depthError } from '../active-meter.js';
 import {
   BASE64_BYTES_PER_UNIT,
   chargeListVisit,

@@ -1,4 +1,4 @@
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 import { renderError } from './faults.js';
 import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';
 import { castInt64, deepEqual, goTruthy, goTypeName, toIntArg, toListArg } from './go-values.js';

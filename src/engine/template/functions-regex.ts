@@ -1,6 +1,6 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { RegexCache, type GoRegex } from '../regex.js';
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 import { renderError } from './faults.js';
 import { fixed, type CallContext, type FunctionFamily } from './function-table.js';
 import { toIntArg, toStringArg } from './go-values.js';

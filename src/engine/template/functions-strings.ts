@@ -1,4 +1,4 @@
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 import { CASE_MAP_BYTES_PER_UNIT } from './costs.js';
 import { renderError } from './faults.js';
 import { fixed, variadic, type CallContext, type FunctionFamily } from './function-table.js';

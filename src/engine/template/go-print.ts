@@ -1,5 +1,6 @@
 import { goFormatScalar } from '../go-format.js';
-import { depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { depthError } from '../active-meter.js';
 import { chargeListVisit, chargeMapVisit } from './costs.js';
 import { defaultTemplateLimits, limitError } from './render-state.js';
 import { keysToSort, type GoMap } from './go-values.js';

@@ -1,4 +1,5 @@
-import { charge, depthError, MAX_VALUE_DEPTH } from '../work-meter.js';
+import { MAX_VALUE_DEPTH } from '../work-limits.js';
+import { charge, depthError } from '../active-meter.js';
 import { chargeListVisit, chargeMapVisit } from './costs.js';
 import { renderError } from './faults.js';
 

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KubemodError } from '../../errors/catalog.js';
-import { DEFAULT_WORK_LIMITS, WorkMeter, withMeter, type WorkLimits } from '../work-meter.js';
+import { DEFAULT_WORK_LIMITS, type WorkLimits } from '../work-limits.js';
+import { withMeter } from '../active-meter.js';
+import { WorkMeter } from '../work-meter.js';
 import { compileTemplate, MAX_TEMPLATE_ACTIONS } from './index.js';
 import { sampleContext } from './test-fixtures.js';
 

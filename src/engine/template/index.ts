@@ -1,12 +1,7 @@
 import { KubemodError } from '../../errors/catalog.js';
-import {
-  activeMeter,
-  charge,
-  exempt,
-  WorkMeter,
-  withMeter,
-  type WorkLimits,
-} from '../work-meter.js';
+import { type WorkLimits } from '../work-limits.js';
+import { activeMeter, charge, exempt, withMeter } from '../active-meter.js';
+import { WorkMeter } from '../work-meter.js';
 import { ITERATION_UNITS } from './costs.js';
 import { createTemplateEnvironment, type TemplateEnvironment } from './environment.js';
 import { parseError, renderError } from './faults.js';

@@ -1,5 +1,5 @@
 import { KubemodError } from '../../errors/catalog.js';
-import { charge } from '../work-meter.js';
+import { charge } from '../active-meter.js';
 import { ITERATION_UNITS } from './costs.js';
 
 /** Limits applied to one render. */

@@ -3,7 +3,9 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json
 import { unifiedYamlDiff } from '../../engine/patch/index.js';
 import { MAX_DIFF_YAML_BYTES, MAX_DIFF_YAML_LINES } from '../../engine/patch/yaml-diff.js';
 import { renderYaml } from '../../engine/patch/yaml-render.js';
-import { WorkMeter, withMeter, type WorkLimits } from '../../engine/work-meter.js';
+import { type WorkLimits } from '../../engine/work-limits.js';
+import { withMeter } from '../../engine/active-meter.js';
+import { WorkMeter } from '../../engine/work-meter.js';
 
 /** Longest reason quoted in the note that replaces a diff that cannot be built. */
 const MAX_REASON_CHARS = 200;

@@ -1,5 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
-import type { HeapCeiling } from '../../engine/work-meter.js';
+import type { HeapCeiling } from '../../engine/work-limits.js';
 
 /** Share of the thread's old-generation limit at which a dry run is stopped by its meter. */
 export const HEAP_CEILING_SHARE = 0.85;
