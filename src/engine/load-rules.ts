@@ -38,7 +38,11 @@ export function parseDocuments(
   }
 }
 
-function yamlError(source: string, err: unknown): string {
+/**
+ * One error line for a text that could not be read: `<source>: not valid YAML: <the parser's first
+ * line>`, or `<source>: <message>` for a valid text too large or deep (YAML_LIMIT, DEPTH_LIMIT).
+ */
+export function yamlError(source: string, err: unknown): string {
   // YAML_LIMIT / DEPTH_LIMIT: the text is valid YAML, only too large or deep to accept.
   if (isKubemodError(err)) return `${source}: ${err.message}`;
   const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);

@@ -1,5 +1,6 @@
-import { describeError, isKubemodError } from '../errors/catalog.js';
+import { isKubemodError } from '../errors/catalog.js';
 import type { JsonValue } from './json.js';
+import { yamlError } from './load-rules.js';
 import { parseYamlDocuments } from './patch/index.js';
 
 /**
@@ -19,19 +20,9 @@ export function parseManifestDocuments(
   try {
     return { documents: parseYamlDocuments(text).filter((d) => d !== null), errors: [] };
   } catch (err) {
-    return { documents: [], errors: [manifestError(source, err)] };
+    // The go-yaml reader wraps a syntax error as PATCH_VALUE (a rendered value is what it reads
+    // most); the parser's own error is the one to show.
+    const syntax = isKubemodError(err) && err.kind === 'PATCH_VALUE' && err.cause !== undefined;
+    return { documents: [], errors: [yamlError(source, syntax ? err.cause : err)] };
   }
-}
-
-/**
- * `<source>: not valid YAML: <first line of the parser's reason>`, or, for text that is valid
- * but too large or deep (YAML_LIMIT, DEPTH_LIMIT) or not representable, `<source>: <message>`.
- */
-function manifestError(source: string, err: unknown): string {
-  if (isKubemodError(err) && err.kind === 'PATCH_VALUE' && err.cause !== undefined) {
-    const reason = describeError(err.cause).split('\n')[0] ?? '';
-    return `${source}: not valid YAML: ${reason}`;
-  }
-  if (isKubemodError(err)) return `${source}: ${err.rawMessage()}`;
-  return `${source}: not valid YAML: ${describeError(err).split('\n')[0] ?? ''}`;
 }

@@ -11,6 +11,7 @@ import {
 } from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
+  OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
   applyWebhookConfigurations,
   caBundlesInjected,
@@ -29,7 +30,6 @@ import { configMap, deployment, type Obj } from './support/operator-fixtures.js'
 
 const local = inject('localControlPlane');
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const OPERATOR_ACCOUNT = 'system:serviceaccount:kubemod-system:kubemod-operator';
 const OPTIONAL_RBAC = `${repoRoot}/config/optional/apply-to-existing-rbac.yaml`;
 const OPT_IN = 'apply-to-existing.kubemod.io/enabled=true';
 const nsTenant = uniqueName('authz-tenant');

@@ -11,6 +11,7 @@ import {
 } from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
+  OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
   applyWebhookConfigurations,
   caBundlesInjected,
@@ -34,7 +35,6 @@ const nsIgnored = uniqueName('audit-ign');
 const nsApply = uniqueName('apply');
 const nsPlain = uniqueName('apply-plain');
 const nsRbac = uniqueName('audit-rbac');
-const OPERATOR_ACCOUNT = 'system:serviceaccount:kubemod-system:kubemod-operator';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const CLUSTER_RULE = uniqueName('audit-reject');
 const operators: TestOperator[] = [];

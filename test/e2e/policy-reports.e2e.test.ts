@@ -13,6 +13,7 @@ import {
 } from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
 import {
+  OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
   applyWebhookConfigurations,
   caBundlesInjected,
@@ -40,7 +41,6 @@ const WG_POLICY_CRDS = [
   'wgpolicyk8s.io_policyreports.yaml',
   'wgpolicyk8s.io_clusterpolicyreports.yaml',
 ];
-const OPERATOR_ACCOUNT = 'system:serviceaccount:kubemod-system:kubemod-operator';
 const POLICY_REPORTS_RBAC = `${repoRoot}/config/optional/policy-reports-rbac.yaml`;
 let operator: TestOperator | undefined;
 

@@ -7,6 +7,8 @@ import { freeLoopbackPorts } from '../../cluster/control-plane.js';
 import { waitFor } from './kubectl.js';
 
 export const SYSTEM_NAMESPACE = 'kubemod-system';
+/** The operator's service account, as a user name (for impersonating it). */
+export const OPERATOR_ACCOUNT = `system:serviceaccount:${SYSTEM_NAMESPACE}:kubemod-operator`;
 export const MUTATING = 'kubemod-mutating-webhook-configuration';
 export const VALIDATING = 'kubemod-validating-webhook-configuration';
 
