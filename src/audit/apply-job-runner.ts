@@ -1,5 +1,5 @@
 import type { EvaluationResult } from '../engine/evaluate.js';
-import type { JsonObject } from '../engine/json.js';
+import { isJsonObject, type JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
@@ -71,6 +71,22 @@ class TurnYielded extends JobInterrupted {
 }
 
 const ZERO: ApplyCounts = { updated: 0, forbidden: 0, failed: 0 };
+
+/**
+ * What of a ModRule object a job runs on: everything the informer keeps of it but its
+ * resourceVersion and status (uid, generation, the author record and its MAC, the behaviour
+ * annotations). Any change of it interrupts the job, to be started again with the rule as it is
+ * now (a new author's rights, say). The resourceVersion itself is not compared: the job's own
+ * progress writes to the status change it.
+ */
+function revisionOf(obj: JsonObject): string {
+  const metadata = isJsonObject(obj.metadata) ? obj.metadata : {};
+  return JSON.stringify(
+    Object.entries(metadata)
+      .filter(([field]) => field !== 'resourceVersion')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}
 
 function countsMessage(c: ApplyCounts): string {
   return `${String(c.updated)} updated, ${String(c.forbidden)} forbidden, ${String(c.failed)} failed`;
@@ -152,6 +168,7 @@ export function createApplyJobRunner(options: ApplyJobRunnerOptions): {
     const rule = options.store().get(namespace ?? '', name);
     if (rule === undefined) return 'skipped';
     const generation = generationOf(obj);
+    const revision = revisionOf(obj);
     await turn.admit(options.signal);
     if (stopping()) return 'interrupted';
 
@@ -234,6 +251,9 @@ export function createApplyJobRunner(options: ApplyJobRunnerOptions): {
           if (!options.isLeader()) throw new JobInterrupted('no longer the leader');
           if (options.store().get(rule.namespace, rule.name) !== rule)
             throw new JobInterrupted('the rule changed or was deleted');
+          const current = options.ruleObject(key);
+          if (current === undefined || revisionOf(current) !== revision)
+            throw new JobInterrupted('the rule object changed (its author record or annotations)');
           if (turn.shouldYield()) throw new TurnYielded();
         },
         onOutcome: async (object, target, outcome, c) => {

@@ -33,6 +33,8 @@ import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
 import { startOperatorAudit } from '../audit/operator-audit.js';
+import { ensureAuthorKey } from '../audit/author-key-secret.js';
+import { authorSigner } from '../audit/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 
 export interface OperatorRuntime {
@@ -69,6 +71,23 @@ export async function startOperator(
   const store = new RuleStore({ clusterNamespace: config.clusterNamespace });
   const lifetime = new AbortController();
   let stopping = false;
+  // The key that signs author records (its own Secret, shared by every replica) comes first:
+  // the webhook signs with it, and the audit trusts no record it does not verify.
+  const signer = authorSigner(
+    await retrying(
+      () =>
+        ensureAuthorKey({
+          client,
+          logger,
+          namespace: config.namespace,
+          secretName: config.authorKeySecretName,
+        }),
+      rt,
+      lifetime.signal,
+      logger,
+      'read or create the author signing key',
+    ),
+  );
 
   const informer = (
     path: string,
@@ -169,6 +188,7 @@ export async function startOperator(
     applyExistingMaxRate: config.applyExistingMaxRate,
     applyExistingMaxRollouts: config.applyExistingMaxRollouts,
     applyExistingRolloutTimeoutMs: config.applyExistingRolloutTimeoutMs,
+    authorSigner: signer,
     client,
     store,
     modRules,
@@ -250,6 +270,7 @@ export async function startOperator(
           work: config.work,
         },
         clusterNamespace: config.clusterNamespace,
+        authorSigner: signer,
         dryRun: config.dryRun,
         ...(rt.helperThreads === undefined ? {} : { helperThreads: rt.helperThreads }),
       },

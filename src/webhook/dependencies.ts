@@ -1,3 +1,4 @@
+import type { AuthorSigner } from '../audit/author-signature.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -54,6 +55,11 @@ export interface WebhookDependencies {
   readonly onRuleFailure?: (failure: RuleFailure, context: RuleFailureContext) => void;
   readonly limits: WebhookLimits;
   readonly clusterNamespace: string;
+  /**
+   * Signs the author records the ModRule mutating webhook writes (the operator's key, from its
+   * own Secret). Without it (`kubemod-ts serve`) records are written unsigned: read as unknown.
+   */
+  readonly authorSigner?: AuthorSigner;
   /**
    * Serve `PUT /v1/dryrun` (default true). The operator turns it off unless asked: the route
    * evaluates rules sent by whoever can reach the webhook port.

@@ -158,7 +158,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     ],
     [
       WEBHOOK_PATHS.mutateModRule,
-      { webhook: 'mutate-modrule', handle: (request) => handleDefaultModRule(request) },
+      { webhook: 'mutate-modrule', handle: (request) => handleDefaultModRule(request, deps) },
     ],
   ]);
   // The admission listener answers these directly; express serves them too (compressed bodies).
