@@ -145,7 +145,8 @@ export function retainedModRule(obj: KubeObject): KubeObject {
     annotations[AUTHOR_ANNOTATION] = author;
   // Its signature (a MAC of a few dozen characters; a longer value is not one the webhook wrote).
   const mac = source[AUTHOR_MAC_ANNOTATION];
-  if (typeof mac === 'string' && mac.length <= MAX_MAC_CHARS) annotations[AUTHOR_MAC_ANNOTATION] = mac;
+  if (typeof mac === 'string' && mac.length <= MAX_MAC_CHARS)
+    annotations[AUTHOR_MAC_ANNOTATION] = mac;
   // The behaviour annotations: a change of either alone does not bump the generation, so the
   // update handler compares them to tell a rule change from a status write (see behaviourOf).
   for (const key of [ENFORCEMENT_ANNOTATION, FAILURE_POLICY_ANNOTATION]) {

@@ -44,7 +44,7 @@ const GITOPS = ['--as=e2e-gitops', '--as-group=e2e-gitops-agents'];
 let op: TestOperator | undefined;
 let signer: AuthorSigner | undefined;
 
-interface Rule extends JsonObject {
+interface Rule {
   metadata: { annotations?: Record<string, string>; ownerReferences?: unknown[]; uid?: string };
 }
 
@@ -89,7 +89,7 @@ async function operatorSigner(): Promise<AuthorSigner> {
 
 /** The author the operator reads from the rule (signature checked with the operator's key). */
 async function authorName(name: string): Promise<string> {
-  const author = authorOf(await ruleNamed(name), await operatorSigner());
+  const author = authorOf((await ruleNamed(name)) as unknown as JsonObject, await operatorSigner());
   return author.known ? author.user.username : `unknown: ${author.reason}`;
 }
 
@@ -120,7 +120,8 @@ function kubectlWithToken(token: string, args: readonly string[], input: string)
       [...args],
       { env: { ...process.env, KUBECONFIG: path }, timeout: 60_000 },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr || error.message}`));
+        if (error)
+          reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr || error.message}`));
         else resolve(stdout);
       },
     );

@@ -39,7 +39,11 @@ export function handleValidateModRule(
   // previous record). A different value here means something after it (another mutating
   // webhook, a configuration without mmodrule.kubemod.io) let a forged author through: refuse
   // rather than trust it. The MAC is not compared: a forged one does not verify when read.
-  const expected = authorFor(request, deps, object === undefined ? undefined : withDefaults(object));
+  const expected = authorFor(
+    request,
+    deps,
+    object === undefined ? undefined : withDefaults(object),
+  );
   const actual = object === undefined ? undefined : authorAnnotationOf(object);
   if (actual === expected.record) return { response: { allowed: true }, result: 'allowed' };
   const what = expected.kept
