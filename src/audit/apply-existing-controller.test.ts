@@ -228,7 +228,8 @@ describe('apply-to-existing controller', () => {
       enabled: () => Promise.resolve({ allowed: true }),
       accessFor: (obj) => {
         const annotations = (obj.metadata as JsonObject).annotations as JsonObject;
-        const author = String(annotations['api.kubemod.io/author']);
+        const recorded = annotations['api.kubemod.io/author'];
+        const author = typeof recorded === 'string' ? recorded : '';
         runs.push(author);
         const may = (): Promise<boolean> => Promise.resolve(author === 'first');
         return { mayList: () => Promise.resolve(true), mayUpdate: may, confirmUpdate: may };

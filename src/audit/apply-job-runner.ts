@@ -1,5 +1,5 @@
 import type { EvaluationResult } from '../engine/evaluate.js';
-import { isJsonObject, type JsonObject } from '../engine/json.js';
+import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
@@ -12,7 +12,13 @@ import {
   type ApplyCounts,
   type WriteLimiter,
 } from './apply-existing.js';
-import { applyStatusOf, generationOf, isoSeconds, type ApplyStatus } from './apply-status.js';
+import {
+  applyStatusOf,
+  generationOf,
+  isoSeconds,
+  revisionOf,
+  type ApplyStatus,
+} from './apply-status.js';
 import type { AuditApi, RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';
 import type { CachedTargets } from './cached-targets.js';
@@ -71,22 +77,6 @@ class TurnYielded extends JobInterrupted {
 }
 
 const ZERO: ApplyCounts = { updated: 0, forbidden: 0, failed: 0 };
-
-/**
- * What of a ModRule object a job runs on: everything the informer keeps of it but its
- * resourceVersion and status (uid, generation, the author record and its MAC, the behaviour
- * annotations). Any change of it interrupts the job, to be started again with the rule as it is
- * now (a new author's rights, say). The resourceVersion itself is not compared: the job's own
- * progress writes to the status change it.
- */
-function revisionOf(obj: JsonObject): string {
-  const metadata = isJsonObject(obj.metadata) ? obj.metadata : {};
-  return JSON.stringify(
-    Object.entries(metadata)
-      .filter(([field]) => field !== 'resourceVersion')
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  );
-}
 
 function countsMessage(c: ApplyCounts): string {
   return `${String(c.updated)} updated, ${String(c.forbidden)} forbidden, ${String(c.failed)} failed`;

@@ -64,7 +64,7 @@ describe('ensureAuthorKey', () => {
       ensureAuthorKey(options(client, 1)),
       ensureAuthorKey(options(client, 2)),
     ]);
-    expect(Buffer.from(a ?? [])).toEqual(Buffer.from(b ?? []));
+    expect(Buffer.from(a)).toEqual(Buffer.from(b));
     // Both found none and both tried to create it; the loser read the winner's.
     expect(calls.filter((c) => c.startsWith('POST'))).toHaveLength(2);
     expect(calls.filter((c) => c.startsWith('GET'))).toHaveLength(3);
