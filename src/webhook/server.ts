@@ -39,6 +39,7 @@ import { handleDefaultModRule, handleValidateModRule } from './admission/modrule
 import { handlePodBinding } from './admission/podbinding-handler.js';
 import { playgroundHandler } from './playground/playground-route.js';
 import { serverRulesHandler } from './playground/playground-server-rules.js';
+import { FairTurns } from './fair-turns.js';
 
 export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './http/server-timeouts.js';
 export {
@@ -120,6 +121,8 @@ export function createWebhookApp(deps: WebhookDependencies): express.Express {
 function buildApp(deps: WebhookDependencies): AppState {
   const slicing = loopSlicing(deps);
   const clock = slicing.clock;
+  // The slices of dragnet evaluations, namespaces in turn (one queue per server).
+  const turns = new FairTurns(clock, slicing.yieldToLoop);
   const limit = deps.limits.bodyLimitBytes;
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>): void => {
@@ -145,7 +148,7 @@ function buildApp(deps: WebhookDependencies): AppState {
       WEBHOOK_PATHS.dragnet,
       {
         webhook: 'dragnet',
-        handle: (request, waited) => handleDragnet(request, deps, waited, slicing),
+        handle: (request, waited) => handleDragnet(request, deps, waited, slicing, turns),
       },
     ],
     [

@@ -9,6 +9,7 @@ import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluat
 import { ruleWarnings } from './admission-warnings.js';
 import { failClosedCandidates, notEvaluatedRefusals } from './fail-closed.js';
 import { refusalText, ruleOfRejection } from '../../engine/enforcement.js';
+import type { FairTurns } from '../fair-turns.js';
 
 export interface HandlerOutcome {
   readonly response: AdmissionResponse;
@@ -30,12 +31,16 @@ export function rejectionMessage(rejections: readonly string[]): string {
  * with failure policy Fail applies: then the request is refused, naming it. The evaluation is
  * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
  * requests that arrive meanwhile are answered in between (`slicing`, made once per server).
+ * Its slices wait their turn in `turns` (one per server), the namespaces in turn; the request's
+ * deadline (`limits.deadlineMs` from its arrival) holds throughout: at a turn past it the
+ * evaluation stops, and the request is treated as one that could not be evaluated.
  */
 export async function handleDragnet(
   request: AdmissionRequest,
   deps: WebhookDependencies,
   waitedMs: number,
   slicing: LoopSlicing,
+  turns: FairTurns,
 ): Promise<HandlerOutcome> {
   const operation = request.operation;
   if (!EVALUATED_OPERATIONS.includes(operation)) {
@@ -70,7 +75,11 @@ export async function handleDragnet(
     namespace,
     name: request.name ?? objectName(object),
   };
+  const deadlineAt = slicing.clock() - waitedMs + deps.limits.deadlineMs;
+  const queue = namespace ?? '';
+  const scheduler = { ...slicing, yieldToLoop: () => turns.next(queue, deadlineAt) };
   try {
+    await turns.enter(queue, deadlineAt);
     const result = await evaluateAdmissionSliced(
       {
         operation: operation as AdmissionOperation,
@@ -79,11 +88,12 @@ export async function handleDragnet(
         requestNamespace: request.namespace,
       },
       deps,
-      slicing,
+      scheduler,
     );
     return answer(result, context, deps);
   } catch (err) {
-    // A catalogued error here is the request's own budget (work or depth outside any rule).
+    // A catalogued error here is the request's own budget (work or depth outside any rule) or
+    // its deadline (REQUEST_DEADLINE, from `turns`).
     const known = err instanceof KubemodError;
     const refused = refuseNotEvaluated(query, describeError(err), deps);
     if (refused !== undefined) return refused;
