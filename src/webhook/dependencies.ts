@@ -60,6 +60,14 @@ export interface WebhookDependencies {
    */
   readonly dryRun?: boolean;
   /**
+   * Where `PUT /v1/dryrun` looks up the Namespace and Node manifests (syntheticRefs) a body does
+   * not give. Unset: nowhere, a dry run sees only the refs its body supplies. `kubemod-ts serve`
+   * sets it to its `--refs` files; the operator never does: its `refs` are the cluster's
+   * Namespaces and Nodes, which whoever reaches the webhook port may have no right to read (a
+   * rule in the same body would copy them into its patch).
+   */
+  readonly dryRunRefs?: SyntheticRefLookups;
+  /**
    * Makes the runner of `PUT /v1/dryrun` (default: createWorkerDryRunRunner, a worker thread
    * started on the first dry run). Tests may run dry runs in process (inProcessDryRunRunner).
    */

@@ -8,7 +8,12 @@ import {
   startEventLoopLagSampler,
   type LagTimers,
 } from '../observability/event-loop-lag.js';
-import { loopSlicing, type LoopSlicing, type WebhookDependencies } from './dependencies.js';
+import {
+  loopSlicing,
+  type LoopSlicing,
+  type SyntheticRefLookups,
+  type WebhookDependencies,
+} from './dependencies.js';
 import { handleDragnet } from './admission/dragnet-handler.js';
 import {
   answerAdmission,
@@ -50,6 +55,12 @@ export {
   type WebhookDependencies,
   type WebhookLimits,
 } from './dependencies.js';
+
+/** Lookups that find nothing: a dry run's default (it sees only the refs its body gives). */
+const NO_REFS: SyntheticRefLookups = Object.freeze({
+  namespace: () => undefined,
+  node: () => undefined,
+});
 
 /** Paths, as KubeMod registers them in its webhook configurations. */
 export const WEBHOOK_PATHS = {
@@ -190,7 +201,9 @@ function buildApp(deps: WebhookDependencies): AppState {
   let dryRunRunner: DryRunRunner | undefined;
   if (deps.dryRun !== false) {
     // Made here, started lazily: the worker thread comes up with the first dry run.
-    const runner = (deps.dryRunRunner ?? createWorkerDryRunRunner)(deps);
+    // Only the refs the dry-run service may look up (see WebhookDependencies.dryRunRefs).
+    const refs = deps.dryRunRefs ?? NO_REFS;
+    const runner = (deps.dryRunRunner ?? createWorkerDryRunRunner)({ ...deps, refs });
     dryRunRunner = runner;
     app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), async (req, res) => {
       const startedAt = startedAtOf(res, clock);
