@@ -45,6 +45,7 @@ import { handlePodBinding } from './admission/podbinding-handler.js';
 import { playgroundHandler } from './playground/playground-route.js';
 import { serverRulesHandler } from './playground/playground-server-rules.js';
 import { FairTurns } from './fair-turns.js';
+import { apiServerTimeoutMs } from './admission/request-deadline.js';
 
 export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './http/server-timeouts.js';
 export {
@@ -159,7 +160,8 @@ function buildApp(deps: WebhookDependencies): AppState {
       WEBHOOK_PATHS.dragnet,
       {
         webhook: 'dragnet',
-        handle: (request, waited) => handleDragnet(request, deps, waited, slicing, turns),
+        handle: (request, waited, apiTimeoutMs) =>
+          handleDragnet(request, deps, waited, slicing, turns, apiTimeoutMs),
       },
     ],
     [
@@ -185,11 +187,13 @@ function buildApp(deps: WebhookDependencies): AppState {
       },
       rawBody(limit),
       (req, res, next) => {
-        answerAdmission(route, req.body, startedAtOf(res, clock), {
-          clock,
-          metrics: deps.metrics,
-          slicing,
-        })
+        answerAdmission(
+          route,
+          req.body,
+          startedAtOf(res, clock),
+          { clock, metrics: deps.metrics, slicing },
+          apiServerTimeoutMs(req.originalUrl),
+        )
           .then((answer) => {
             res.status(200).json(answer);
           })

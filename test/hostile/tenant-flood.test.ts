@@ -98,7 +98,7 @@ interface FloodBed {
   turns(): number;
   /** Resolves once `count` turns have been taken. */
   afterTurns(count: number): Promise<void>;
-  post(body: string): Promise<HttpAnswer>;
+  post(body: string, query?: string): Promise<HttpAnswer>;
 }
 
 /**
@@ -136,7 +136,8 @@ async function floodBed(turnMs: number, deadlineMs: number): Promise<FloodBed> {
       new Promise((resolve) => {
         waiting.push({ at: count, resolve });
       }),
-    post: (body) => send(harness.server.port, ca, 'POST', PATHS.dragnet, body),
+    post: (body, query = '') =>
+      send(harness.server.port, ca, 'POST', `${PATHS.dragnet}${query}`, body),
   };
 }
 
@@ -217,6 +218,33 @@ describe("a tenant's flood of slow requests (issue 37, finding 6)", () => {
       expect(response.status?.message).toMatch(
         /^operation rejected by the following ModRule\(s\): kubemod-system\/no-privileged: "could not be evaluated \(failure policy Fail\): .*deadline/,
       );
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps within a shorter timeout the API server states in the URL (timeoutSeconds: 3)',
+    async () => {
+      // 10 virtual ms a turn: the client's handshake and the answer's way back take about 30
+      // turns of this loop, which the 20% of 3 s the webhook keeps for them must cover.
+      bed = await floodBed(10, DEFAULT_WEBHOOK_LIMITS.deadlineMs);
+      const current = bed;
+      const flood = Array.from({ length: FLOOD }, (_, i) =>
+        current.post(podReview('tenant', `flood-${String(i)}`, false)),
+      );
+      await current.afterTurns(20);
+      const sentAt = current.now();
+      // The API server calls `<path>?timeout=3s` when the webhook's timeoutSeconds is 3.
+      const probe = await current.post(podReview('tenant', 'sneaky', true), '?timeout=3s');
+      const answeredAfter = current.now() - sentAt;
+      await Promise.all(flood);
+
+      const response = responseOf(probe).response;
+      expect({ seenByApiServer: answeredAfter < 3000, allowed: response.allowed }).toEqual({
+        seenByApiServer: true,
+        allowed: false,
+      });
+      expect(response.status?.message).toMatch(/could not be evaluated \(failure policy Fail\)/);
     },
     CASE_TIMEOUT_MS,
   );
