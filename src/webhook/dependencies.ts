@@ -21,9 +21,10 @@ export {
 } from './webhook-limits.js';
 
 /**
- * Records the node of a scheduled Pod. The implementation (operator) checks the Pod's
- * `ref.kubemod.io/inject-node-ref` annotation and, when it is "true", annotates the Pod with
- * `ref.kubemod.io/nodename`. Called off the request path; failures are logged.
+ * Records the node of a scheduled Pod. The implementation (operator) trusts nothing of the
+ * review but the names: it reads the Pod from the API server and, when its
+ * `ref.kubemod.io/inject-node-ref` annotation is "true" and its `spec.nodeName` is the node named,
+ * annotates it with `ref.kubemod.io/nodename`. Called off the request path; failures are logged.
  */
 export interface NodeRefBinder {
   bind(namespace: string, podName: string, nodeName: string): Promise<void>;
