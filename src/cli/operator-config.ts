@@ -45,8 +45,11 @@ Options:
   --webhook-port <n>             webhook HTTPS port (default 9443; 0 picks a free port)
   --health-port <n>              HTTP port of /healthz, /readyz, /metrics (default 8081; 0 free port)
   --log-level <level>            ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
-  --enable-dryrun                also serve PUT /v1/dryrun on the webhook port (off: anyone who
-                                 can reach the port could spend the webhook's time on it)
+  --enable-dryrun                also serve PUT /v1/dryrun on the webhook port (off). It is not
+                                 authenticated: anyone who reaches the port (any Pod, unless a
+                                 NetworkPolicy says otherwise) may run rules there and spend
+                                 the webhook's time. Dry runs see only the syntheticRefs their
+                                 body supplies, never the cluster's Namespaces and Nodes
   --secret-name <name>           Secret holding the webhook certificate (default kubemod-webhook-server-cert)
   --author-key-secret <name>     Secret holding the key that signs ModRule author records; created
                                  when absent (default kubemod-author-key)
