@@ -17,6 +17,13 @@ re2="$modules/re2"
   echo "build-re2: $re2/binding.gyp is missing (was npm ci run?)" >&2
   exit 1
 }
+# Without npm_config_nodedir node-gyp downloads the headers from nodejs.org; the running Node's own
+# headers (setup-node, the node-linux-* packages and Debian's nodejs all ship include/node) are the
+# same files and need no network.
+if [ -z "${npm_config_nodedir:-}" ]; then
+  prefix="$(dirname "$(dirname "$(command -v node)")")"
+  if [ -f "$prefix/include/node/node_api.h" ]; then export npm_config_nodedir="$prefix"; fi
+fi
 # node-gyp is re2's own dependency: hoisted to the top or nested under re2.
 gyp="$(node -p 'require.resolve("node-gyp/bin/node-gyp.js", { paths: [process.argv[1]] })' "$re2")"
 echo "build-re2: node-gyp rebuild in $re2 (node $(node --version))" >&2
