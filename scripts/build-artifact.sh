@@ -48,7 +48,9 @@ if [ -n "$modules_cache" ] && [ -d "$modules_cache/node_modules" ]; then
   cp -a "$modules_cache/node_modules" "$out/node_modules"
 else
   log "installing production dependencies into $out"
-  (cd "$out" && npm ci --omit=dev --no-audit --no-fund >&2)
+  # No install scripts run: re2, the only package that has one, is compiled explicitly.
+  (cd "$out" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund >&2)
+  bash "$repo/scripts/release/build-re2.sh" "$out/node_modules"
   bash "$repo/scripts/prune-native-build.sh" "$out/node_modules"
   if [ -n "$modules_cache" ]; then
     rm -rf "$BUILD_ARTIFACT_MODULES_CACHE" && mkdir -p "$modules_cache"

@@ -12,6 +12,9 @@ export const APPLY_EXISTING_RBAC_SOURCE = 'config/optional/apply-to-existing-rba
 /** The ClusterRole and binding that let the periodic audit write policy reports. */
 export const POLICY_REPORTS_RBAC_SOURCE = 'config/optional/policy-reports-rbac.yaml';
 
+/** The ValidatingAdmissionPolicy that reserves kubemod-ts's namespace labels to admins. */
+export const NAMESPACE_LABEL_GUARD_SOURCE = 'config/optional/namespace-label-guard.yaml';
+
 /** The read-only ClusterRole and binding of the periodic audit. */
 export const AUDIT_RBAC_SOURCE = 'config/rbac/audit-cluster-role.yaml';
 
@@ -53,6 +56,11 @@ export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
     valuePath: 'audit.policyReports.enabled',
     enabledByDefault: true,
     alsoRequires: 'gt (int .Values.audit.intervalSeconds) 0',
+  },
+  {
+    path: NAMESPACE_LABEL_GUARD_SOURCE,
+    valuePath: 'namespaceLabelGuard.enabled',
+    enabledByDefault: false,
   },
   {
     path: POD_MONITOR_SOURCE,

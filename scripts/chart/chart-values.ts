@@ -171,6 +171,13 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
       schema: { type: 'string' },
     },
     {
+      path: 'namespaceLabelGuard.enabled',
+      description:
+        "Reserve kubemod-ts's namespace labels (admission.kubemod.io/ignore, the apply-to-existing label, *.kubemod.io/*) to cluster admins with a ValidatingAdmissionPolicy (config/optional/namespace-label-guard.yaml, Kubernetes 1.30+).",
+      default: false,
+      schema: { type: 'boolean' },
+    },
+    {
       path: 'monitoring.podMonitor.enabled',
       description:
         "Install a PodMonitor (Prometheus Operator) that scrapes the operator pods' /metrics.",

@@ -140,6 +140,20 @@ function webhookUrls(
   }
 }
 
+/**
+ * The namespace-label guard reserves the apply-to-existing label the chart passes to the operator
+ * (applyToExisting.namespaceLabel), not only the default key config/ names.
+ */
+function reservedLabels(found: SourcedObject, copy: Mapping, slots: TemplateSlots): void {
+  const variables = mappingAt(found, copy, ['spec']).variables;
+  const reserved = Array.isArray(variables)
+    ? variables.find((v): v is Mapping => isMapping(v) && v.name === 'reserved')
+    : undefined;
+  if (reserved === undefined) throw new Error(`${found.source}: no spec.variables "reserved"`);
+  const applyKey = '(splitList "=" .Values.applyToExisting.namespaceLabel | first | squote)';
+  reserved.expression = slots.inline(`{{ printf "['${IGNORE_LABEL}', %s]" ${applyKey} | quote }}`);
+}
+
 function edit(
   found: SourcedObject,
   systemNamespace: string,
@@ -172,6 +186,9 @@ function edit(
           `\n${' '.repeat(indent)}{{- toYaml .Values.targetResources | nindent ${String(indent)} }}`,
       );
       ignoredNamespaces(found, copy, slots);
+      break;
+    case 'ValidatingAdmissionPolicy':
+      reservedLabels(found, copy, slots);
       break;
     default:
       break;

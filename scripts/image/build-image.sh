@@ -7,7 +7,8 @@
 #   1. Debian runtime libraries (libc6, libstdc++6, libgcc-s1, ca-certificates, tzdata and their
 #      dependencies) unpacked by `mmdebstrap --variant=extract`, plus /etc/passwd with the
 #      nonroot user 65532, the CA bundle and dpkg metadata under /var/lib/dpkg/status.d;
-#   2. Node (pinned below) from the npm registry package node-linux-<arch>, as /usr/local/bin/node;
+#   2. Node (pinned below) from the npm registry package node-linux-<arch>, as /usr/local/bin/node,
+#      checked against the SHA-256 values in scripts/image/node-sha256.txt;
 #   3. /app from scripts/build-artifact.sh, run with that Node so the re2 addon matches its ABI.
 #
 # scripts/image/write-oci-layout.ts then writes the OCI layout and docker's manifest.json.
@@ -37,6 +38,7 @@ NODE_VERSION=24.21.0 # Node 24 LTS ("Krypton"); bump together with the Dockerfil
 DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR="${KUBEMOD_IMAGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 DEBIAN_PACKAGES=(libc6 libstdc++6 libgcc-s1 ca-certificates tzdata)
+DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg # from the debian-archive-keyring package
 IMAGE_NAME=kubemod-ts
 # The Debian and Node layers do not change with the commit, so their files get a fixed mtime
 # rather than the commit time: the same packages give the same layer digest in every release,
@@ -116,18 +118,28 @@ make_layer() {
   rm "$dest.tar"
 }
 
-# fetch_node <npm arch>: Node from the npm registry (npm pack checks the tarball against the
-# registry's integrity hash), cached by version and architecture; prints its directory.
+# fetch_node <npm arch>: Node from the npm registry package node-linux-<arch> (a third party's
+# repackaging of nodejs.org's archive), cached by version and architecture; prints its directory.
+# npm pack checks only the registry's own integrity hash, so the tarball, and bin/node on every
+# use of the cache, are checked against the SHA-256 values recorded in scripts/image/node-sha256.txt
+# (scripts/image/verify-node.sh).
 fetch_node() {
-  local npm_arch="$1" dir
+  local npm_arch="$1" dir verify="$repo/scripts/image/verify-node.sh"
   dir="$cache_root/node/node-linux-$npm_arch-$NODE_VERSION"
   if [ ! -f "$dir/package/bin/node" ]; then
     log "downloading node-linux-$npm_arch@$NODE_VERSION (npm registry)"
     rm -rf "$dir" && mkdir -p "$dir"
-    (cd "$dir" && npm pack --silent "node-linux-$npm_arch@$NODE_VERSION" > /dev/null)
+    (cd "$dir" && npm pack --silent --ignore-scripts "node-linux-$npm_arch@$NODE_VERSION" > /dev/null)
+    bash "$verify" --version "$NODE_VERSION" --arch "$npm_arch" \
+      --tarball "$dir/node-linux-$npm_arch-$NODE_VERSION.tgz" || {
+      rm -rf "$dir"
+      die "node-linux-$npm_arch@$NODE_VERSION does not match scripts/image/node-sha256.txt"
+    }
     tar -xzf "$dir/node-linux-$npm_arch-$NODE_VERSION.tgz" -C "$dir"
     rm "$dir/node-linux-$npm_arch-$NODE_VERSION.tgz"
   fi
+  bash "$verify" --version "$NODE_VERSION" --arch "$npm_arch" --binary "$dir/package/bin/node" \
+    || die "$dir/package/bin/node does not match scripts/image/node-sha256.txt (delete $dir)"
   [ -f "$dir/package/include/node/node_api.h" ] || die "$dir has no include/node headers"
   echo "$dir/package"
 }
@@ -157,8 +169,12 @@ debian_layer() {
   log "mmdebstrap $DEBIAN_SUITE/$debian_arch: $includes"
   rm -rf "$dir" && mkdir -p "$dir"
   root="$dir/rootfs"
+  # Only Debian's archive keyring is trusted for the package signatures (not whatever the build
+  # host's /etc/apt/trusted.gpg.d holds); install-tools.sh installs debian-archive-keyring.
+  [ -f "$DEBIAN_KEYRING" ] || die "$DEBIAN_KEYRING is missing (apt-get install debian-archive-keyring)"
   mmdebstrap --quiet --variant=extract --architectures="$debian_arch" --include="$includes" \
-    --skip=cleanup/apt/cache "$DEBIAN_SUITE" "$root" "$DEBIAN_MIRROR" >&2
+    --keyring="$DEBIAN_KEYRING" --skip=cleanup/apt/cache "$DEBIAN_SUITE" "$root" \
+    "deb [signed-by=$DEBIAN_KEYRING] $DEBIAN_MIRROR $DEBIAN_SUITE main" >&2
   # dpkg metadata the way distroless images keep it (scanners such as trivy and syft read
   # status.d), and packages.txt, from the very .deb files that were unpacked.
   mkdir -p "$root/var/lib/dpkg/status.d"

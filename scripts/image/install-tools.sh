@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the daemonless image build and its e2e test use, when missing:
 # mmdebstrap (base layer), umoci (unpacks the OCI layout in the e2e test), runc (runs it),
-# dpkg-deb (reads the .deb metadata), binutils (readelf), plus any packages named as arguments
+# dpkg-deb (reads the .deb metadata), binutils (readelf), debian-archive-keyring (the keys
+# build-image.sh passes to mmdebstrap with --keyring), plus any packages named as arguments
 # (build-image.sh asks for a cross compiler that way). Quiet and idempotent; root or sudo.
 #
 # Usage: bash scripts/image/install-tools.sh [debian-package...]
@@ -11,6 +12,7 @@ missing=()
 for tool in mmdebstrap:mmdebstrap umoci:umoci runc:runc dpkg-deb:dpkg readelf:binutils; do
   command -v "${tool%%:*}" > /dev/null || missing+=("${tool#*:}")
 done
+[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
 for package in "$@"; do
   dpkg-query -W -f='${Status}' "$package" 2> /dev/null | grep -q 'ok installed' \
     || missing+=("$package")
