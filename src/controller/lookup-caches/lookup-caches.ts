@@ -74,9 +74,11 @@ export function createLookupCaches(options: LookupCachesOptions): LookupCaches {
     const path = collectionPath(kind);
     if (!kind.metadataOnly) return collectionListWatch(client, path, query);
     // Metadata only: lists answer PartialObjectMetadataList, watches PartialObjectMetadata.
+    const lists = collectionListWatch(client, path, query, { accept: METADATA_ACCEPT });
+    const watches = collectionListWatch(client, path, query, { accept: METADATA_WATCH_ACCEPT });
     return {
-      list: collectionListWatch(client, path, query, { accept: METADATA_ACCEPT }).list,
-      watch: collectionListWatch(client, path, query, { accept: METADATA_WATCH_ACCEPT }).watch,
+      list: (onPage) => lists.list(onPage),
+      watch: (resourceVersion, onEvent) => watches.watch(resourceVersion, onEvent),
     };
   };
   const listWatch = options.listWatch ?? defaultListWatch;
