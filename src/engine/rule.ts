@@ -22,6 +22,7 @@ import { literalKinds } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
 import { activeMeter, charge, withMeter } from './active-meter.js';
 import { WorkMeter } from './work-meter.js';
+import { literalLookupErrors } from './cluster/literal-lookups.js';
 import { compileTemplatedPath, isTemplated, type TemplatedPath } from './templated-parts.js';
 
 /** Namespace whose ModRules are cluster-wide, as in KubeMod. */
@@ -161,6 +162,9 @@ function compileMetered(modRule: DefaultedModRule, options: CompileRuleOptions):
     regexSource === ''
       ? undefined
       : attempt('spec.targetNamespaceRegex', () => compilers.regex(regexSource));
+  // A namespaced rule's literal lookups of other namespaces or cluster-scoped kinds can never be
+  // answered: refused now, with a field error (computed ones fail when evaluated).
+  errors.push(...literalLookupErrors(modRule, namespace, clusterNamespace));
   if (errors.length > 0 || match === undefined) throw new RuleCompileError(errors);
   const scope: RuleScope =
     namespace === clusterNamespace
