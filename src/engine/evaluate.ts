@@ -138,6 +138,7 @@ export function* evaluationSteps(
     store.clusterNamespace,
     context.namespace,
     trace?.lookup?.bind(trace),
+    request.limits,
   );
   // Runs a rule's part (match, render) with the rule as the one whose lookups these are.
   const as = <T>(rule: CompiledRule, work: () => T): T =>

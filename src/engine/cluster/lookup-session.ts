@@ -1,6 +1,7 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { charge } from '../active-meter.js';
 import type { JsonValue } from '../json.js';
+import type { TemplateLimits } from '../template/render-state.js';
 import type {
   AskingRule,
   ClusterView,
@@ -55,6 +56,8 @@ export class LookupSession {
     /** The request's namespace: owners of an object without metadata.namespace live there. */
     readonly requestNamespace: string,
     private readonly observe?: LookupObserver,
+    /** The request's template limits: templates in selects and paths render with them too. */
+    readonly templateLimits?: Partial<TemplateLimits>,
   ) {}
 
   /**
