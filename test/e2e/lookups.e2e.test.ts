@@ -333,4 +333,93 @@ describe.runIf(local)('lookups from the operator caches, within the rule authorâ
     expect(visible).not.toContain(A_SECRET);
     expect(visible).not.toContain(Buffer.from(A_SECRET).toString('base64'));
   });
+
+  it('lets an author who may get the Secret read it: the author decides, not the operator', async () => {
+    await kubectlApply(
+      annotateRule(
+        'admin-secret',
+        nsA,
+        '{{ (lookup "v1" "Secret" .Namespace "creds").data.token }}',
+      ),
+    );
+    await kubectlApply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'admin-secret-target', namespace: nsA },
+      data: {},
+    });
+    const target = await get(['configmap', 'admin-secret-target', '-n', nsA]);
+    expect(target.metadata.annotations?.['looked-up']).toBe(
+      Buffer.from(A_SECRET).toString('base64'),
+    );
+  });
+
+  it('refuses at admission a tenant rule naming another namespace or a Secret literally', async () => {
+    const create = (name: string, value: string): Promise<string> =>
+      kubectl([...TENANT, 'create', '-f', '-'], {
+        input: JSON.stringify(annotateRule(name, nsA, value)),
+      }).then(
+        () => 'created',
+        (err: unknown) => String(err),
+      );
+    const other = await create(
+      'literal-other',
+      `{{ (lookup "v1" "ConfigMap" "${nsB}" "settings").data.team }}`,
+    );
+    expect(other).toMatch(/denied the request.*spec\.patch\[0\]\.value/s);
+    expect(other).not.toContain(B_SECRET);
+    const secret = await create(
+      'literal-secret',
+      `{{ (lookup "v1" "Secret" "${nsA}" "creds").data.token }}`,
+    );
+    expect(secret).toMatch(/spec\.patch\[0\]\.value: lookup v1\/Secret .*may not get secrets/s);
+    // The same rule naming a ConfigMap the tenant may get is admitted.
+    expect(
+      await create('literal-ok', `{{ (lookup "v1" "ConfigMap" "${nsA}" "settings").data.team }}`),
+    ).toBe('created');
+  });
+
+  it('rejects an image that the namespaceâ€™s ConfigMap does not allow', async () => {
+    await kubectlApply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'allowed-images', namespace: nsA },
+      data: { regex: '^(nginx:1.25|registry.example.com/app:2)$' },
+    });
+    await kubectlApply(
+      rule('allowed-images', nsA, {
+        type: 'Reject',
+        rejectMessage:
+          'image not in ConfigMap allowed-images: {{ (index .Target.spec.template.spec.containers 0).image }}',
+        match: [
+          { select: '$.kind', matchValue: 'Deployment' },
+          {
+            select:
+              '$.spec.template.spec.containers[? @.image !~ "{{ (lookup "v1" "ConfigMap" .Namespace "allowed-images").data.regex }}"]',
+          },
+        ],
+      }),
+    );
+    const deploy = (name: string, image: string): Promise<string> =>
+      kubectlApply({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace: nsA },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'main', image }] },
+          },
+        },
+      }).then(
+        () => 'created',
+        (err: unknown) => String(err),
+      );
+    expect(await deploy('allowed', 'nginx:1.25')).toBe('created');
+    expect(await deploy('refused', 'evil.example.com/miner:latest')).toMatch(
+      /image not in ConfigMap allowed-images: evil\.example\.com\/miner:latest/,
+    );
+  });
 });
