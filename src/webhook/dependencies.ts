@@ -7,6 +7,8 @@ import type { ServerRules } from './playground/playground-server-rules.js';
 import type { RuleFailure, SyntheticRefLookups } from '../engine/evaluate.js';
 import type { HelperThreadPriority } from './http/thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
+import type { ClusterView } from '../engine/cluster/cluster-view.js';
+import type { AskResolver } from '../engine/cluster/resolve-loop.js';
 
 // Defined beside the code that uses them (which must not import this file back: that made an
 // import cycle), and re-exported here for the webhook's callers.
@@ -42,6 +44,13 @@ export interface WebhookDependencies {
   /** The current rule store (a getter: the standalone source swaps stores on reload). */
   readonly store: () => RuleStore;
   readonly refs: SyntheticRefLookups;
+  /**
+   * What rules may read of the cluster (`lookup`, owner helpers, `external`; docs/lookups.md):
+   * the operator's caches, or `serve --cluster`. Absent: every lookup fails as unavailable.
+   */
+  readonly cluster?: ClusterView | undefined;
+  /** Resolves lookups that answered `pending` (access reviews, provider calls) between rounds. */
+  readonly askResolver?: AskResolver | undefined;
   readonly nodeRefs?: NodeRefBinder;
   readonly logger: Logger;
   readonly metrics: Metrics;
