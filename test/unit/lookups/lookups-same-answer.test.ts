@@ -106,8 +106,8 @@ describe.each(['owner-chain-labels', 'reject-image-not-in-allow-list'])('%s', (r
         kind: 'Pod',
         group: '',
         resource: 'pods',
-        namespace: String(metadata.namespace),
-        name: String(metadata.name),
+        namespace: typeof metadata.namespace === 'string' ? metadata.namespace : '',
+        name: typeof metadata.name === 'string' ? metadata.name : '',
         object: resource,
       }),
     );
