@@ -267,7 +267,7 @@ export async function startOperator(
         },
         clusterNamespace: config.clusterNamespace,
         cluster: lookups.view,
-        lookupResolver: lookups.resolver,
+        askResolver: lookups.resolver,
         lookupAdmission: lookups.admission,
         dryRun: config.dryRun,
         ...(rt.helperThreads === undefined ? {} : { helperThreads: rt.helperThreads }),

@@ -54,6 +54,13 @@ export interface WebhookDependencies {
   /** The current rule store (a getter: the standalone source swaps stores on reload). */
   readonly store: () => RuleStore;
   readonly refs: SyntheticRefLookups;
+  /**
+   * What rules may read of the cluster (`lookup`, owner helpers, `external`; docs/lookups.md):
+   * the operator's caches, or `serve --cluster`. Absent: every lookup fails as unavailable.
+   */
+  readonly cluster?: ClusterView | undefined;
+  /** Resolves lookups that answered `pending` (access reviews, provider calls) between rounds. */
+  readonly askResolver?: AskResolver | undefined;
   readonly nodeRefs?: NodeRefBinder;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -84,13 +91,6 @@ export interface WebhookDependencies {
    * API when enabled).
    */
   readonly playground?: PlaygroundAssets;
-  /**
-   * What template lookups read (the operator's watch caches); absent: every lookup is
-   * unavailable. Synchronous and in memory: no API call on the request path.
-   */
-  readonly cluster?: ClusterView;
-  /** Resolves lookups that answered `pending` (access reviews, provider calls). */
-  readonly lookupResolver?: AskResolver;
   /** Reviews a ModRule's literal lookups against the requesting user at admission. */
   readonly lookupAdmission?: LookupAdmissionCheck;
   /** With `playground`: the rules offered to the page at `GET /server-rules.json` (`serve --rules`). */

@@ -29,6 +29,8 @@ export function clusterFromDocuments(
   documents: readonly JsonValue[],
   source: string,
   clusterNamespace?: string,
+  /** Where each document came from (`file.yaml[2]`), when they came from several places. */
+  names?: readonly string[],
 ): StaticCluster {
   if (documents.length > MAX_CLUSTER_OBJECTS) {
     throw invalid(`${source}: more than ${String(MAX_CLUSTER_OBJECTS)} cluster objects`);
@@ -36,7 +38,7 @@ export function clusterFromDocuments(
   const objects: JsonObject[] = [];
   const answers = new Map<string, Map<string, ProviderAnswer>>();
   for (const [i, doc] of documents.entries()) {
-    const where = `${source}[${String(i)}]`;
+    const where = names?.[i] ?? `${source}[${String(i)}]`;
     if (!isJsonObject(doc)) throw invalid(`${where}: a cluster object must be a map`);
     if (doc.kind === EXTERNAL_ANSWERS_KIND) {
       readAnswers(doc, where, answers);

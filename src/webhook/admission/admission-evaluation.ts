@@ -1,8 +1,8 @@
 import type { AdmissionOperation } from '../../api/index.js';
 import { evaluate, type EvaluationRequest, type EvaluationResult } from '../../engine/evaluate.js';
 import { evaluateSliced, type SliceScheduler } from '../../engine/sliced-evaluation.js';
-import { evaluateWithLookups } from '../../engine/cluster/resolve-loop.js';
 import type { JsonObject } from '../../engine/json.js';
+import { evaluateWithLookups } from '../../engine/cluster/resolve-loop.js';
 import type { WebhookDependencies } from '../dependencies.js';
 import { syntheticRefsFor } from './synthetic-refs.js';
 
@@ -21,11 +21,10 @@ export interface AdmissionEvaluationInput {
 export interface EvaluationDependencies {
   readonly store: WebhookDependencies['store'];
   readonly refs: WebhookDependencies['refs'];
+  readonly cluster?: WebhookDependencies['cluster'];
+  readonly askResolver?: WebhookDependencies['askResolver'];
   readonly limits: Pick<WebhookDependencies['limits'], 'template' | 'work'>;
   readonly clock?: (() => number) | undefined;
-  /** What lookups read, and how pending ones are resolved (the operator's caches). */
-  readonly cluster?: WebhookDependencies['cluster'];
-  readonly lookupResolver?: WebhookDependencies['lookupResolver'];
 }
 
 /**
@@ -62,10 +61,11 @@ export async function evaluateAdmissionSliced(
   scheduler: SliceScheduler,
 ): Promise<EvaluationResult> {
   const request = admissionRequest(input, deps);
-  // Lookups that wait for an access review: resolved, then evaluated again (no pending: once).
+  // Lookups that answered pending are resolved (access reviews, provider calls) and the request
+  // evaluated again; without any, this is the one evaluation.
   return evaluateWithLookups(
     async () => (await evaluateSliced(deps.store(), request, scheduler)).result,
-    deps.lookupResolver,
+    deps.askResolver,
   );
 }
 
