@@ -156,6 +156,7 @@ async function main(): Promise<void> {
     accessFor: () => ({
       mayList: () => Promise.resolve(true),
       mayUpdate: () => Promise.resolve(true),
+      confirmUpdate: () => Promise.resolve(true),
     }),
   };
   const writes = { a: 0, b: 0, firstB: undefined as number | undefined };

@@ -8,6 +8,8 @@
 
 export const ENFORCEMENT_ANNOTATION = 'api.kubemod.io/enforcement';
 export const FAILURE_POLICY_ANNOTATION = 'api.kubemod.io/failure-policy';
+/** Opts a ModRule in to being applied to the objects that already exist (docs/audit.md). */
+export const APPLY_TO_EXISTING_ANNOTATION = 'api.kubemod.io/apply-to-existing';
 
 export const ENFORCEMENT_MODES = ['Enforce', 'Warn', 'Audit'] as const;
 /** Enforce: refuse the request (the default). Warn: admit it with an admission warning. Audit: admit silently, count and report. */

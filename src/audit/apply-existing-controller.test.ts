@@ -66,6 +66,7 @@ const ALLOW: ApplyGate = {
   accessFor: () => ({
     mayList: () => Promise.resolve(true),
     mayUpdate: () => Promise.resolve(true),
+    confirmUpdate: () => Promise.resolve(true),
   }),
 };
 
@@ -217,6 +218,51 @@ describe('apply-to-existing controller', () => {
     s.controller.consider('shop/tier');
     await s.clock.advance(5_000);
     expect(s.reporter.events).toHaveLength(1);
+    await s.controller.stop();
+  });
+
+  it('interrupts a running job when its rule object changes without a new generation, and starts it again (issue 37)', async () => {
+    // Whose rights each run of the job used: the author record of the rule object it was given.
+    const runs: string[] = [];
+    const gate: ApplyGate = {
+      enabled: () => Promise.resolve({ allowed: true }),
+      accessFor: (obj) => {
+        const annotations = (obj.metadata as JsonObject).annotations as JsonObject;
+        const recorded = annotations['api.kubemod.io/author'];
+        const author = typeof recorded === 'string' ? recorded : '';
+        runs.push(author);
+        const may = (): Promise<boolean> => Promise.resolve(author === 'first');
+        return { mayList: () => Promise.resolve(true), mayUpdate: may, confirmUpdate: may };
+      },
+    };
+    const s = setup({ ratePerSecond: 1, maxRatePerSecond: 1 }, { gate });
+    const key = s.addRule('shop', 'r', 10);
+    const authored = (author: string): JsonObject => {
+      const obj = s.objects.get(key) ?? {};
+      const metadata = obj.metadata as JsonObject;
+      const annotations = metadata.annotations as JsonObject;
+      return {
+        ...obj,
+        metadata: {
+          ...metadata,
+          annotations: { ...annotations, 'api.kubemod.io/author': author },
+          resourceVersion: author,
+        },
+      };
+    };
+    s.objects.set(key, authored('first'));
+    s.controller.consider(key);
+    await s.clock.until(() => s.writes.length >= 3, 60_000);
+    // Same spec and generation, another author record (and resourceVersion).
+    s.objects.set(key, authored('second'));
+    s.controller.consider(key);
+    await s.clock.until(() => s.completed().length === 1, 60_000);
+    expect(runs).toEqual(['first', 'second']);
+    // The second run's author may update nothing: no write after the change.
+    expect(s.writes.length).toBeLessThanOrEqual(4);
+    expect(s.reporter.statuses.at(-1)?.status).toMatchObject({
+      applyToExisting: { phase: 'Completed' },
+    });
     await s.controller.stop();
   });
 

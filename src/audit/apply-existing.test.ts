@@ -18,6 +18,7 @@ import { TokenBucket } from './token-bucket.js';
 const ALLOW_ALL: AuthorAccess = {
   mayList: () => Promise.resolve(true),
   mayUpdate: () => Promise.resolve(true),
+  confirmUpdate: () => Promise.resolve(true),
 };
 
 const deployment = (name: string, labels: Record<string, string> = {}): JsonObject => ({
@@ -208,6 +209,7 @@ describe('runApplyJob', () => {
         asked.push(`${target.resource} ${namespace ?? ''}/${name}`);
         return Promise.resolve(name !== 'b');
       },
+      confirmUpdate: () => Promise.resolve(true),
     };
     expect(await runApplyJob(options({ access }))).toEqual({ updated: 2, failed: 0, forbidden: 1 });
     expect(outcomes).toEqual(['a:updated', 'b:forbidden', 'c:updated']);
@@ -228,6 +230,7 @@ describe('runApplyJob', () => {
       mayList: (target, namespace) =>
         Promise.resolve(target.resource === 'deployments' && namespace === 'shop'),
       mayUpdate: () => Promise.resolve(true),
+      confirmUpdate: () => Promise.resolve(true),
     };
     const counts = await runApplyJob(
       options({
@@ -263,9 +266,48 @@ describe('runApplyJob', () => {
     const access: AuthorAccess = {
       mayList: () => Promise.resolve(true),
       mayUpdate: () => Promise.reject(new AccessCheckFailed('SubjectAccessReview failed: down')),
+      confirmUpdate: () => Promise.resolve(true),
     };
     await expect(runApplyJob(options({ access }))).rejects.toBeInstanceOf(AccessCheckFailed);
     expect(outcomes).toEqual([]);
     expect(api.updates('a')).toBe(0);
+  });
+
+  it('asks the author afresh right before each write, after the limiter let it through (issue 37)', async () => {
+    const { api, options, outcomes } = harness();
+    for (const name of ['a', 'b', 'c']) api.add(DEPLOYMENTS, deployment(name));
+    const order: string[] = [];
+    // The cached answer says yes for every object; by the time b's turn comes (the limiter may
+    // have waited minutes for a rollout), the author has lost the right to update b.
+    const access: AuthorAccess = {
+      mayList: () => Promise.resolve(true),
+      mayUpdate: () => Promise.resolve(true),
+      confirmUpdate: (_target, _namespace, name) => {
+        order.push(`confirm ${name}`);
+        return Promise.resolve(name !== 'b');
+      },
+    };
+    const counts = await runApplyJob(
+      options({
+        access,
+        limiter: {
+          acquire: (_target, current) => {
+            order.push(`acquire ${identityOf(current).name}`);
+            return Promise.resolve(() => undefined);
+          },
+        },
+      }),
+    );
+    expect(counts).toEqual({ updated: 2, failed: 0, forbidden: 1 });
+    expect(outcomes).toEqual(['a:updated', 'b:forbidden', 'c:updated']);
+    expect(order).toEqual([
+      'acquire a',
+      'confirm a',
+      'acquire b',
+      'confirm b',
+      'acquire c',
+      'confirm c',
+    ]);
+    expect(api.updates('b')).toBe(0);
   });
 });

@@ -11,7 +11,7 @@ import type { ListTask } from './scope-plan.js';
 import type { TargetResource } from './target-resources.js';
 
 /** The annotation that opts a ModRule in to being applied to the objects that already exist. */
-export const APPLY_TO_EXISTING_ANNOTATION = 'api.kubemod.io/apply-to-existing';
+export { APPLY_TO_EXISTING_ANNOTATION } from '../api/annotations.js';
 
 /** Counts of one apply-to-existing job (persisted in the ModRule status between leaders). */
 export interface ApplyCounts {
@@ -163,6 +163,13 @@ export async function runApplyJob(options: ApplyJobOptions): Promise<ApplyCounts
         throw new JobInterrupted('stopping');
       }
       try {
+        options.checkContinue();
+        // Asked again, uncached, right before the write: the answer above may be minutes old
+        // (the limiter waits for rollouts), and the author may have lost the right meanwhile.
+        if (!(await options.access.confirmUpdate(target, namespace, name))) {
+          release(undefined);
+          return { kind: 'forbidden' };
+        }
         options.checkContinue();
       } catch (err) {
         release(undefined);

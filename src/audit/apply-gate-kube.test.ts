@@ -6,16 +6,27 @@ import { AccessCheckFailed } from './apply-existing.js';
 import { kubeApplyGate } from './apply-gate-kube.js';
 import { parseOptInLabel } from './apply-opt-in.js';
 import { AUTHOR_ANNOTATION } from './author-record.js';
+import { AUTHOR_MAC_ANNOTATION, authorSigner } from './author-signature.js';
 import { CONFIGMAPS, DEPLOYMENTS } from './fake-audit-api.test-support.js';
+import { VirtualClock } from './virtual-clock.test-support.js';
+
+const signer = authorSigner(Buffer.alloc(32, 5));
 
 const AUTHOR = '{"username":"alice","uid":"u1","groups":["team"],"extra":{"scopes":["a"]}}';
 
-function ruleObject(author: string | undefined): JsonObject {
+/** A rule as the webhook records it: the author and (unless `signed` is false) its MAC. */
+function ruleObject(author: string | undefined, signed = true): JsonObject {
   return {
     metadata: {
       name: 'tier',
       namespace: 'shop',
-      annotations: author === undefined ? {} : { [AUTHOR_ANNOTATION]: author },
+      annotations:
+        author === undefined
+          ? {}
+          : {
+              [AUTHOR_ANNOTATION]: author,
+              ...(signed ? { [AUTHOR_MAC_ANNOTATION]: signer.sign('shop', 'tier', author) } : {}),
+            },
     },
   };
 }
@@ -48,9 +59,18 @@ function reviewer(decide: (review: JsonObject) => boolean | Error): {
   return { client, reviews };
 }
 
-function gateWith(client: KubeClient, labels: Record<string, string>, clock = { now: 0 }) {
+function gateWith(
+  client: KubeClient,
+  labels: Record<string, string>,
+  clock = { now: 0 },
+  limits: { reviewsPerSecond?: number; reviewBurst?: number; delay?: VirtualClock['delay'] } = {},
+) {
   return kubeApplyGate({
     client,
+    signer,
+    delay: limits.delay ?? (() => Promise.resolve()),
+    ...(limits.reviewsPerSecond === undefined ? {} : { reviewsPerSecond: limits.reviewsPerSecond }),
+    ...(limits.reviewBurst === undefined ? {} : { reviewBurst: limits.reviewBurst }),
     optIn: {
       label: parseOptInLabel('apply-to-existing.kubemod.io/enabled=true'),
       regex: undefined,
@@ -122,7 +142,20 @@ describe('kubeApplyGate', () => {
   it.each([
     ['an author is recorded', AUTHOR, ENABLED, true, undefined],
     ['no author is recorded', undefined, ENABLED, true, /^no author is recorded on the rule/],
-    ['the author record is garbage', '{"username":', ENABLED, true, /cannot be read; apply the/],
+    [
+      'the author record is not signed',
+      'unsigned',
+      ENABLED,
+      true,
+      /^the author record is not signed/,
+    ],
+    [
+      'the author record is garbage',
+      '{"username":',
+      ENABLED,
+      true,
+      /cannot be read; its author is recorded again/,
+    ],
     [
       'the namespace is not opted in',
       AUTHOR,
@@ -141,7 +174,8 @@ describe('kubeApplyGate', () => {
     const { client, reviews } = reviewer((review) =>
       review.kind === 'SelfSubjectAccessReview' ? operatorMay : true,
     );
-    const permission = await gateWith(client, labels).enabled(rule, ruleObject(author));
+    const object = author === 'unsigned' ? ruleObject(AUTHOR, false) : ruleObject(author);
+    const permission = await gateWith(client, labels).enabled(rule, object);
     if (refusal === undefined) expect(permission).toEqual({ allowed: true });
     else expect(permission.allowed ? undefined : permission.reason).toMatch(refusal);
     if (reviews.length > 0)
@@ -156,5 +190,52 @@ describe('kubeApplyGate', () => {
           },
         },
       });
+  });
+
+  it('refuses everything to a rule whose record is not signed by the operator (issue 37)', async () => {
+    const { client, reviews } = reviewer(() => true);
+    const gate = gateWith(client, ENABLED);
+    const forged = gate.accessFor(ruleObject(AUTHOR, false));
+    expect(await forged.mayList(DEPLOYMENTS, 'shop')).toBe(false);
+    expect(await forged.mayUpdate(DEPLOYMENTS, 'shop', 'web')).toBe(false);
+    expect(await forged.confirmUpdate(DEPLOYMENTS, 'shop', 'web')).toBe(false);
+    expect(reviews).toHaveLength(0);
+  });
+
+  it('asks confirmUpdate afresh every time, never from the cache (issue 37)', async () => {
+    const { client, reviews } = reviewer(() => true);
+    const access = gateWith(client, ENABLED).accessFor(ruleObject(AUTHOR));
+    expect(await access.mayUpdate(DEPLOYMENTS, 'shop', 'web')).toBe(true);
+    expect(await access.confirmUpdate(DEPLOYMENTS, 'shop', 'web')).toBe(true);
+    expect(await access.confirmUpdate(DEPLOYMENTS, 'shop', 'web')).toBe(true);
+    expect(reviews).toHaveLength(3);
+  });
+
+  it('sends access reviews at the configured rate at most, however many are asked (issue 37)', async () => {
+    const { client, reviews } = reviewer(() => true);
+    const clock = new VirtualClock(0);
+    const time = {
+      get now(): number {
+        return clock.now();
+      },
+    };
+    const access = gateWith(client, ENABLED, time, {
+      reviewsPerSecond: 2,
+      reviewBurst: 3,
+      delay: clock.delay,
+    }).accessFor(ruleObject(AUTHOR));
+    // Ten distinct objects (no cache hit): three at once (the burst), then two a second.
+    const answers = Promise.all(
+      Array.from({ length: 10 }, (_, i) => access.mayUpdate(DEPLOYMENTS, 'shop', `o${String(i)}`)),
+    );
+    await clock.advance(0);
+    expect(reviews).toHaveLength(3);
+    await clock.advance(1000);
+    expect(reviews).toHaveLength(5);
+    await clock.advance(2000);
+    expect(reviews).toHaveLength(9);
+    await clock.advance(500);
+    expect(reviews).toHaveLength(10);
+    expect(await answers).toEqual(Array.from({ length: 10 }, () => true));
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../engine/json.js';
+import { isJsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import type { KubeClient } from '../controller/kube-client.js';
@@ -7,7 +8,8 @@ import { AccessCheckFailed } from './apply-existing.js';
 import type { ApplyGate, ApplyPermission, AuthorAccess } from './apply-gate.js';
 import { optInRefusal, type ApplyOptIn } from './apply-opt-in.js';
 import { authorOf, type UserInfo } from './author-record.js';
-import { reviewOwnAccess, reviewUserAccess, type ResourceAttributes } from './access-review.js';
+import type { AuthorSigner } from './author-signature.js';
+import { TokenBucket } from './token-bucket.js';
 import { createTtlCache } from './ttl-cache.js';
 import { resourceLabel, type TargetResource } from './target-resources.js';
 
@@ -21,11 +23,40 @@ export interface KubeApplyGateOptions {
   readonly namespaces: () => ReadonlyMap<string, JsonObject>;
   /** The resources the dragnet webhook receives (discovery). */
   readonly targets: () => Promise<readonly TargetResource[]>;
+  /** Checks the MAC of each rule's author record (the operator's key). */
+  readonly signer: AuthorSigner | undefined;
   readonly now: () => number;
+  /** Waits for the rate limit of access reviews (the operator's delay; virtual in tests). */
+  readonly delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Aborts waits for the rate limit (the operator stopping). */
+  readonly signal?: AbortSignal;
   /** How long an access review's answer is reused (default 10 s). */
   readonly ttlMs?: number;
   /** Answers kept at most (default 10,000). */
   readonly maxEntries?: number;
+  /** Access reviews sent per second at most, all rules together (default 20). */
+  readonly reviewsPerSecond?: number;
+  /** Access reviews sent at once after a quiet spell (default 50). */
+  readonly reviewBurst?: number;
+}
+
+/** The default ceiling on access reviews (docs/audit.md). */
+export const DEFAULT_REVIEWS_PER_SECOND = 20;
+export const DEFAULT_REVIEW_BURST = 50;
+
+interface ResourceAttributes {
+  readonly verb: 'list' | 'update';
+  readonly group: string;
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name?: string;
+}
+
+const REVIEWS = '/apis/authorization.k8s.io/v1';
+
+function allowedOf(review: JsonObject): boolean {
+  const status = review.status;
+  return isJsonObject(status) && status.allowed === true && status.denied !== true;
 }
 
 /** Rules without kind criteria may match any resource the dragnet receives. */
@@ -38,11 +69,14 @@ function candidates(rule: CompiledRule, targets: readonly TargetResource[]): Tar
 }
 
 /**
- * The trust checks of apply-to-existing against the API server (docs/audit.md): the author's
- * access by SubjectAccessReview with the identity the rule records, and the operator's own
- * update permission by SelfSubjectAccessReview. Answers are cached briefly under a hash of
- * identity, verb, resource, namespace and name, in a cache of bounded size. A review that fails
- * throws AccessCheckFailed: nothing is assumed allowed, nor reported as forbidden.
+ * The trust checks of apply-to-existing, the audit's counts and the policy reports against the
+ * API server (docs/audit.md): the author's access by SubjectAccessReview with the identity the
+ * rule records (when its signature verifies), and the operator's own update permission by
+ * SelfSubjectAccessReview. Answers are cached briefly under a hash of identity, verb, resource,
+ * namespace and name, in a cache of bounded size, and the reviews actually sent share one token
+ * bucket: however many rules and authors tenants create, the operator asks the API server at
+ * most `reviewsPerSecond` questions a second (the callers wait). A review that fails throws
+ * AccessCheckFailed: nothing is assumed allowed, nor reported as forbidden.
  */
 export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
   const cache = createTtlCache<boolean>({
@@ -50,15 +84,48 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
     maxEntries: options.maxEntries ?? 10_000,
     now: options.now,
   });
+  const bucket = new TokenBucket({
+    ratePerSecond: options.reviewsPerSecond ?? DEFAULT_REVIEWS_PER_SECOND,
+    burst: options.reviewBurst ?? DEFAULT_REVIEW_BURST,
+    now: options.now,
+    delay: options.delay,
+  });
+  const signal = options.signal ?? new AbortController().signal;
 
-  // A failed review is AccessCheckFailed to the jobs: nothing assumed allowed, nor forbidden.
-  const checked = async (question: () => Promise<boolean>): Promise<boolean> => {
+  const ask = async (
+    kind: 'SubjectAccessReview' | 'SelfSubjectAccessReview',
+    spec: JsonObject,
+    attributes: ResourceAttributes,
+  ): Promise<boolean> => {
+    await bucket.take(signal);
+    if (signal.aborted)
+      throw new AccessCheckFailed(
+        `${kind} for ${attributes.verb} on ${attributes.resource} not sent: the operator is stopping`,
+      );
     try {
-      return await question();
+      const answer = await options.client.request({
+        method: 'POST',
+        path: `${REVIEWS}/${kind === 'SubjectAccessReview' ? 'subjectaccessreviews' : 'selfsubjectaccessreviews'}`,
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind,
+          spec: { ...spec, resourceAttributes: { ...attributes } },
+        },
+      });
+      return allowedOf(answer);
     } catch (err) {
-      throw new AccessCheckFailed(describeError(err));
+      throw new AccessCheckFailed(
+        `${kind} for ${attributes.verb} on ${attributes.resource} failed: ${describeError(err)}`,
+      );
     }
   };
+
+  const subject = (user: UserInfo): JsonObject => ({
+    user: user.username,
+    ...(user.uid === undefined ? {} : { uid: user.uid }),
+    groups: [...user.groups],
+    extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])),
+  });
 
   // Keyed by a hash: identities are up to 16 KiB and object names are chosen by tenants.
   const asAuthor = (
@@ -69,24 +136,21 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
     const key = createHash('sha256')
       .update(JSON.stringify([who, attributes]))
       .digest('base64');
-    return cache.get(key, () => checked(() => reviewUserAccess(options.client, user, attributes)));
+    return cache.get(key, () => ask('SubjectAccessReview', subject(user), attributes));
   };
 
   // Not cached: asked once per job and kind, and an admin who just installed the optional RBAC
   // expects the next job to see it.
   const operatorMayUpdate = (target: TargetResource, namespace: string): Promise<boolean> =>
-    checked(() =>
-      reviewOwnAccess(options.client, {
-        verb: 'update',
-        group: target.group,
-        resource: target.resource,
-        namespace,
-      }),
+    ask(
+      'SelfSubjectAccessReview',
+      {},
+      { verb: 'update', group: target.group, resource: target.resource, namespace },
     );
 
   return {
     async enabled(rule, ruleObject): Promise<ApplyPermission> {
-      const author = authorOf(ruleObject);
+      const author = authorOf(ruleObject, options.signer);
       if (!author.known) return { allowed: false, reason: author.reason };
       const refusal = optInRefusal(
         options.optIn,
@@ -112,12 +176,21 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
     },
 
     accessFor(ruleObject): AuthorAccess {
-      const author = authorOf(ruleObject);
+      const author = authorOf(ruleObject, options.signer);
       if (!author.known) {
         const no = (): Promise<boolean> => Promise.resolve(false);
-        return { mayList: no, mayUpdate: no };
+        return { mayList: no, mayUpdate: no, confirmUpdate: no };
       }
       return {
+        // Not cached: asked right before the write, however long the job waited since.
+        confirmUpdate: (target, namespace, name) =>
+          ask('SubjectAccessReview', subject(author.user), {
+            verb: 'update',
+            group: target.group,
+            resource: target.resource,
+            namespace: namespace ?? '',
+            name,
+          }),
         mayList: (target, namespace) =>
           asAuthor(author.user, author.key, {
             verb: 'list',

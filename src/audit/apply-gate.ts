@@ -15,6 +15,15 @@ export interface AuthorAccess {
   mayList(target: TargetResource, namespace: string | undefined): Promise<boolean>;
   /** Whether the author may update this one object (it is never written otherwise). */
   mayUpdate(target: TargetResource, namespace: string | undefined, name: string): Promise<boolean>;
+  /**
+   * The same question asked afresh (never answered from a cache): right before each write, since
+   * a job may have waited minutes for its turn or a rollout after `mayUpdate` was answered.
+   */
+  confirmUpdate(
+    target: TargetResource,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<boolean>;
 }
 
 /**

@@ -12,7 +12,13 @@ import {
   type ApplyCounts,
   type WriteLimiter,
 } from './apply-existing.js';
-import { applyStatusOf, generationOf, isoSeconds, type ApplyStatus } from './apply-status.js';
+import {
+  applyStatusOf,
+  generationOf,
+  isoSeconds,
+  revisionOf,
+  type ApplyStatus,
+} from './apply-status.js';
 import type { AuditApi, RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';
 import type { CachedTargets } from './cached-targets.js';
@@ -152,6 +158,7 @@ export function createApplyJobRunner(options: ApplyJobRunnerOptions): {
     const rule = options.store().get(namespace ?? '', name);
     if (rule === undefined) return 'skipped';
     const generation = generationOf(obj);
+    const revision = revisionOf(obj);
     await turn.admit(options.signal);
     if (stopping()) return 'interrupted';
 
@@ -234,6 +241,9 @@ export function createApplyJobRunner(options: ApplyJobRunnerOptions): {
           if (!options.isLeader()) throw new JobInterrupted('no longer the leader');
           if (options.store().get(rule.namespace, rule.name) !== rule)
             throw new JobInterrupted('the rule changed or was deleted');
+          const current = options.ruleObject(key);
+          if (current === undefined || revisionOf(current) !== revision)
+            throw new JobInterrupted('the rule object changed (its author record or annotations)');
           if (turn.shouldYield()) throw new TurnYielded();
         },
         onOutcome: async (object, target, outcome, c) => {

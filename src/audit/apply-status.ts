@@ -79,3 +79,19 @@ export function jobDue(obj: JsonObject): boolean {
     (status.phase === 'Completed' || status.phase === 'Ignored')
   );
 }
+
+/**
+ * What of a ModRule object a job runs on: everything the informer keeps of it but its
+ * resourceVersion and status (uid, generation, the author record and its MAC, the behaviour
+ * annotations). Any change of it interrupts the job, to be started again with the rule as it is
+ * now (a new author's rights, say). The resourceVersion itself is not compared: the job's own
+ * progress writes to the status change it.
+ */
+export function revisionOf(obj: JsonObject): string {
+  const metadata = isJsonObject(obj.metadata) ? obj.metadata : {};
+  return JSON.stringify(
+    Object.entries(metadata)
+      .filter(([field]) => field !== 'resourceVersion')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+}

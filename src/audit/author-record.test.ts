@@ -7,7 +7,12 @@ import {
   authorOf,
   canonicalAuthor,
   readUserInfo,
+  recordableUser,
 } from './author-record.js';
+import { AUTHOR_MAC_ANNOTATION, authorSigner } from './author-signature.js';
+
+const KEY = Buffer.alloc(32, 7);
+const signer = authorSigner(KEY);
 
 const review = (userInfo: JsonValue): JsonObject => ({
   apiVersion: 'admission.k8s.io/v1',
@@ -53,28 +58,119 @@ describe('author record', () => {
     expect(parseAdmissionReview(review(value ?? null)).request.userInfo).toBe(expected);
   });
 
-  it('reads the recorded author back, and says why it is unknown otherwise', () => {
-    const rule = (annotation?: string): JsonObject => ({
+  it('reads the recorded author back when its MAC verifies, and says why it is unknown otherwise', () => {
+    const rule = (annotation?: string, mac?: string): JsonObject => ({
       metadata: {
-        annotations: annotation === undefined ? {} : { [AUTHOR_ANNOTATION]: annotation },
+        namespace: 'shop',
+        name: 'tier',
+        annotations: {
+          ...(annotation === undefined ? {} : { [AUTHOR_ANNOTATION]: annotation }),
+          ...(mac === undefined ? {} : { [AUTHOR_MAC_ANNOTATION]: mac }),
+        },
       },
     });
     const text = '{"username":"alice","groups":["team"],"extra":{}}';
-    expect(authorOf(rule(text))).toEqual({
+    expect(authorOf(rule(text, signer.sign('shop', 'tier', text)), signer)).toEqual({
       known: true,
       key: text,
       user: { username: 'alice', uid: undefined, groups: ['team'], extra: {} },
     });
-    const missing = authorOf(rule());
+    const missing = authorOf(rule(), signer);
     expect(missing.known ? '' : missing.reason).toMatch(
-      /^no author is recorded on the rule \(annotation api\.kubemod\.io\/author: .*apply the rule again/,
+      /^no author is recorded on the rule \(annotation api\.kubemod\.io\/author: .*its author is recorded again when someone changes its spec/,
     );
-    for (const bad of ['{', '[]', '{"groups":[]}']) expect(authorOf(rule(bad)).known).toBe(false);
+    for (const bad of ['{', '[]', '{"groups":[]}'])
+      expect(authorOf(rule(bad, signer.sign('shop', 'tier', bad)), signer).known).toBe(false);
     expect(readUserInfo({ username: 'x', groups: null, extra: null })).toEqual({
       username: 'x',
       uid: undefined,
       groups: [],
       extra: {},
     });
+  });
+
+  // Issue 37, finding 2: a record the webhook did not sign (planted before the upgrade, typed by
+  // a tenant while the webhook was not installed, copied from another rule) is not trusted.
+  const ADMIN = '{"username":"kubernetes-admin","groups":["system:masters"],"extra":{}}';
+  const planted = (mac: string | undefined, name = 'tier'): JsonObject => ({
+    metadata: {
+      namespace: 'shop',
+      name,
+      annotations: {
+        [AUTHOR_ANNOTATION]: ADMIN,
+        ...(mac === undefined ? {} : { [AUTHOR_MAC_ANNOTATION]: mac }),
+      },
+    },
+  });
+  it.each([
+    [
+      'no MAC',
+      planted(undefined),
+      /^the author record is not signed \(no annotation api\.kubemod\.io\/author-mac/,
+    ],
+    [
+      'a MAC made with another key',
+      planted(authorSigner(Buffer.alloc(32, 8)).sign('shop', 'tier', ADMIN)),
+      /^the signature of the author record \(annotation api\.kubemod\.io\/author-mac\) does not match/,
+    ],
+    [
+      'a MAC of another record (the record was edited)',
+      planted(signer.sign('shop', 'tier', ADMIN.replace('kubernetes-admin', 'alice'))),
+      /does not match/,
+    ],
+    [
+      'a MAC copied from another rule',
+      planted(signer.sign('shop', 'other', ADMIN)),
+      /does not match/,
+    ],
+    ['a MAC that is not one', planted('v1:not-base64-at-all'), /does not match/],
+    [
+      'a MAC of another scheme',
+      planted(`v2:${signer.sign('shop', 'tier', ADMIN).slice(3)}`),
+      /does not match/,
+    ],
+  ])('reads a record with %s as author unknown', (_what, rule, reason) => {
+    const author = authorOf(rule, signer);
+    expect(author.known).toBe(false);
+    expect(author.known ? '' : author.reason).toMatch(reason);
+  });
+
+  it('reads every record as unknown without a key, and a valid one as known with it', () => {
+    const signed = planted(signer.sign('shop', 'tier', ADMIN));
+    expect(authorOf(signed, undefined)).toEqual({
+      known: false,
+      reason: 'the operator has no key to check author records with',
+    });
+    expect(authorOf(signed, signer).known).toBe(true);
+  });
+
+  // Issue 37, finding 3: a token's own identifiers are not part of who wrote the rule.
+  it('records no per-credential extra, and keeps every other extra', () => {
+    const user = {
+      username: 'system:serviceaccount:shop:deployer',
+      uid: 'sa-uid',
+      groups: ['system:serviceaccounts'],
+      extra: {
+        'authentication.kubernetes.io/credential-id': ['JTI=0f7c3c1e'],
+        'authentication.kubernetes.io/pod-name': ['deployer-7d9f'],
+        'authentication.kubernetes.io/pod-uid': ['1b2c'],
+        'authentication.kubernetes.io/node-name': ['node-1'],
+        'authentication.kubernetes.io/node-uid': ['9a8b'],
+        'scopes.authorization.openshift.io': ['user:info'],
+      },
+    };
+    const other = {
+      ...user,
+      extra: {
+        ...user.extra,
+        'authentication.kubernetes.io/credential-id': ['JTI=44aa0b9d'],
+        'authentication.kubernetes.io/pod-uid': ['77ff'],
+      },
+    };
+    expect(recordableUser(user).extra).toEqual({
+      'scopes.authorization.openshift.io': ['user:info'],
+    });
+    expect(canonicalAuthor(recordableUser(user))).toBe(canonicalAuthor(recordableUser(other)));
+    expect(canonicalAuthor(recordableUser(user))).not.toContain('credential-id');
   });
 });

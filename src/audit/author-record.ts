@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
+import { AUTHOR_MAC_ANNOTATION, type AuthorSigner } from './author-signature.js';
 
 /**
  * The annotation the ModRule mutating webhook writes on every created or updated ModRule: the
@@ -89,19 +90,60 @@ export function canonicalAuthor(user: UserInfo): string | undefined {
   return text.length > MAX_AUTHOR_CHARS ? undefined : text;
 }
 
-/** The author annotation of a ModRule manifest, if any. */
-export function authorAnnotationOf(ruleObject: JsonObject): string | undefined {
+/**
+ * The `extra` keys that describe one credential rather than its holder, left out of the record:
+ * the API server's `authentication.kubernetes.io/` keys (credential-id: a token's JTI or a
+ * certificate's fingerprint; pod-name, pod-uid, node-name, node-uid: what a bound ServiceAccount
+ * token was issued for). Each new token would otherwise make a new author (and a new access
+ * review for every question asked about it), and everyone who may read the rule could read them.
+ * RBAC never looks at `extra`. Every other key is kept: an authorizer may use extras to narrow
+ * what a user may do (token scopes, say), and dropping one could only widen the author's rights.
+ */
+export const PER_CREDENTIAL_EXTRA_PREFIX = 'authentication.kubernetes.io/';
+
+/** The identity as recorded: the user without its per-credential extras. */
+export function recordableUser(user: UserInfo): UserInfo {
+  const extra: Record<string, readonly string[]> = {};
+  for (const [key, values] of Object.entries(user.extra)) {
+    if (key.startsWith(PER_CREDENTIAL_EXTRA_PREFIX)) continue;
+    Object.defineProperty(extra, key, { value: values, enumerable: true, writable: false });
+  }
+  return { ...user, extra };
+}
+
+function annotationOf(ruleObject: JsonObject, key: string): string | undefined {
   const metadata = ruleObject.metadata;
   if (!isJsonObject(metadata) || !isJsonObject(metadata.annotations)) return undefined;
-  const value = metadata.annotations[AUTHOR_ANNOTATION];
+  const value = metadata.annotations[key];
   return typeof value === 'string' ? value : undefined;
 }
 
-export const UNKNOWN_AUTHOR_HINT =
-  'apply the rule again (kubectl apply, or any edit) so that the webhook records its author';
+/** The author annotation of a ModRule manifest, if any. */
+export function authorAnnotationOf(ruleObject: JsonObject): string | undefined {
+  return annotationOf(ruleObject, AUTHOR_ANNOTATION);
+}
 
-/** Reads the author a ModRule manifest records; "unknown" with the reason otherwise. */
-export function authorOf(ruleObject: JsonObject): AuthorRecord {
+/** The MAC annotation of the author record of a ModRule manifest, if any. */
+export function authorMacOf(ruleObject: JsonObject): string | undefined {
+  return annotationOf(ruleObject, AUTHOR_MAC_ANNOTATION);
+}
+
+export const UNKNOWN_AUTHOR_HINT =
+  'its author is recorded again when someone changes its spec or one of its annotations api.kubemod.io/apply-to-existing, enforcement or failure-policy (or deletes and re-creates it)';
+
+function identityOf(ruleObject: JsonObject): { namespace: string; name: string } {
+  const metadata = isJsonObject(ruleObject.metadata) ? ruleObject.metadata : {};
+  return {
+    namespace: typeof metadata.namespace === 'string' ? metadata.namespace : '',
+    name: typeof metadata.name === 'string' ? metadata.name : '',
+  };
+}
+
+/**
+ * Reads the author a ModRule manifest records, trusting it only when its MAC verifies with the
+ * operator's key (`signer`; undefined when there is none); "unknown" with the reason otherwise.
+ */
+export function authorOf(ruleObject: JsonObject, signer: AuthorSigner | undefined): AuthorRecord {
   const text = authorAnnotationOf(ruleObject);
   if (text === undefined)
     return {
@@ -120,6 +162,20 @@ export function authorOf(ruleObject: JsonObject): AuthorRecord {
     return {
       known: false,
       reason: `the author record (annotation ${AUTHOR_ANNOTATION}) cannot be read; ${UNKNOWN_AUTHOR_HINT}`,
+    };
+  const mac = authorMacOf(ruleObject);
+  if (mac === undefined)
+    return {
+      known: false,
+      reason: `the author record is not signed (no annotation ${AUTHOR_MAC_ANNOTATION}: it was written before kubemod-ts signed records, by a rule created with generateName, or not by the webhook); ${UNKNOWN_AUTHOR_HINT}`,
+    };
+  if (signer === undefined)
+    return { known: false, reason: 'the operator has no key to check author records with' };
+  const { namespace, name } = identityOf(ruleObject);
+  if (!signer.verify(namespace, name, key, mac))
+    return {
+      known: false,
+      reason: `the signature of the author record (annotation ${AUTHOR_MAC_ANNOTATION}) does not match: the record was changed, copied from another rule, or signed with another key; ${UNKNOWN_AUTHOR_HINT}`,
     };
   return { known: true, user, key };
 }

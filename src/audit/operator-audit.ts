@@ -13,6 +13,7 @@ import {
 import { kubeApplyGate } from './apply-gate-kube.js';
 import type { ApplyOptIn } from './apply-opt-in.js';
 import { authorOf } from './author-record.js';
+import type { AuthorSigner } from './author-signature.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
 import { createCachedTargets } from './cached-targets.js';
@@ -48,6 +49,8 @@ export interface OperatorAuditSettings {
 }
 
 export interface OperatorAuditOptions extends OperatorAuditSettings {
+  /** Checks the signature of each rule's author record (the operator's key). */
+  readonly authorSigner: AuthorSigner;
   readonly client: KubeClient;
   readonly store: RuleStore;
   readonly modRules: Informer;
@@ -107,18 +110,23 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
     ttlMs: DEFAULT_APPLY_SCHEDULING.discoveryTtlMs,
     now: options.now,
   });
-  // The trust checks of both loops: what each rule's author may list and update.
+  // The trust checks of both loops: what each rule's author may list and update, asked of the
+  // API server at a bounded rate.
+  const lifetime = new AbortController();
   const gate = kubeApplyGate({
     client: options.client,
     optIn: options.applyOptIn,
     namespaces: namespaceMap,
     targets: () => gateTargets.get(),
+    signer: options.authorSigner,
     now: options.now,
+    delay: options.delay,
+    signal: lifetime.signal,
   });
 
   const authorUnknown = (rule: CompiledRule): string | undefined => {
     const obj = options.modRules.get(rule.key);
-    const author = obj === undefined ? undefined : authorOf(obj);
+    const author = obj === undefined ? undefined : authorOf(obj, options.authorSigner);
     return author?.known === true ? undefined : (author?.reason ?? 'the rule is gone');
   };
   // The policy reports of the run in progress: a rule reports only objects its author may list,
@@ -235,6 +243,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
       apply?.resync();
     },
     async stop(): Promise<void> {
+      lifetime.abort();
       await Promise.all([apply?.stop(), periodic?.stop()]);
     },
   };

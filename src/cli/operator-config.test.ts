@@ -19,6 +19,7 @@ describe('parseOperatorArgs', () => {
       webhookPort: 9443,
       healthPort: 8081,
       secretName: 'kubemod-webhook-server-cert',
+      authorKeySecretName: 'kubemod-author-key',
       serviceName: 'kubemod-webhook-service',
       mutatingWebhookName: 'kubemod-mutating-webhook-configuration',
       validatingWebhookName: 'kubemod-validating-webhook-configuration',

@@ -1,3 +1,4 @@
+import { AUTHOR_KEY_SECRET } from '../audit/author-key-secret.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -48,9 +49,14 @@ Options:
   --webhook-port <n>             webhook HTTPS port (default 9443; 0 picks a free port)
   --health-port <n>              HTTP port of /healthz, /readyz, /metrics (default 8081; 0 free port)
   --log-level <level>            ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
-  --enable-dryrun                also serve PUT /v1/dryrun on the webhook port (off: anyone who
-                                 can reach the port could spend the webhook's time on it)
+  --enable-dryrun                also serve PUT /v1/dryrun on the webhook port (off). It is not
+                                 authenticated: anyone who reaches the port (any Pod, unless a
+                                 NetworkPolicy says otherwise) may run rules there and spend
+                                 the webhook's time. Dry runs see only the syntheticRefs their
+                                 body supplies, never the cluster's Namespaces and Nodes
   --secret-name <name>           Secret holding the webhook certificate (default kubemod-webhook-server-cert)
+  --author-key-secret <name>     Secret holding the key that signs ModRule author records; created
+                                 when absent (default kubemod-author-key)
   --service-name <name>          webhook Service, used for certificate SANs (default kubemod-webhook-service)
   --mutating-webhook <name>      MutatingWebhookConfiguration (default kubemod-mutating-webhook-configuration)
   --validating-webhook <name>    ValidatingWebhookConfiguration (default kubemod-validating-webhook-configuration)
@@ -109,6 +115,7 @@ export function parseOperatorArgs(
         'log-level': { type: 'string' },
         'enable-dryrun': { type: 'boolean' },
         'secret-name': { type: 'string' },
+        'author-key-secret': { type: 'string' },
         'service-name': { type: 'string' },
         'mutating-webhook': { type: 'string' },
         'validating-webhook': { type: 'string' },
@@ -162,6 +169,7 @@ export function parseOperatorArgs(
       healthPort: integerFlag(values['health-port'], '--health-port', 8081, 0, 65535),
       logLevel,
       secretName: values['secret-name'] ?? 'kubemod-webhook-server-cert',
+      authorKeySecretName: values['author-key-secret'] ?? AUTHOR_KEY_SECRET,
       serviceName: values['service-name'] ?? 'kubemod-webhook-service',
       mutatingWebhookName: values['mutating-webhook'] ?? 'kubemod-mutating-webhook-configuration',
       validatingWebhookName:

@@ -93,6 +93,8 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
         store: () => source.store(),
         refs,
         cluster,
+        // serve's refs are files its user chose to serve (`--refs`): dry runs may use them.
+        dryRunRefs: refs,
         logger,
         metrics,
         ready: () => source.ready(),

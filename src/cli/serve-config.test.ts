@@ -9,7 +9,8 @@ describe('parseServeArgs', () => {
       kind: 'config',
       config: {
         rulesDir: 'r',
-        host: '0.0.0.0',
+        // Issue 37: only this machine, unless --host says otherwise.
+        host: '127.0.0.1',
         port: 8443,
         healthPort: undefined,
         certDir: undefined,

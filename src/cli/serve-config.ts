@@ -55,7 +55,9 @@ for ModRules that shows each change's patch, diff, rejections and explanation).
 Options:
   --rules <dir>              directory of ModRule YAML/JSON files (required; searched recursively)
   --port <n>                 HTTPS port (default 8443; 0 picks a free port)
-  --host <addr>              address to listen on (default 0.0.0.0)
+  --host <addr>              address to listen on (default 127.0.0.1). Anyone who can reach it
+                             reads the --rules files (comments included, /server-rules.json) and,
+                             through PUT /v1/dryrun, the --refs manifests: 0.0.0.0 shares them
   --health-port <n>          plain-HTTP port of /healthz, /readyz and /metrics (default: none, so
                              no metrics; 0 picks a free port). /metrics is never on the HTTPS port
   --cert-dir <dir>           directory with tls.crt and tls.key (default: a generated self-signed certificate)
@@ -65,7 +67,8 @@ Options:
   --cluster-namespace <ns>   namespace of cluster-wide ModRules (default ${DEFAULT_CLUSTER_NAMESPACE})
   --log-level <level>        ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
   --body-limit <bytes>       largest request body (default ${String(DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes)})
-  --deadline-ms <ms>         requests that waited longer are allowed unevaluated (default ${String(DEFAULT_WEBHOOK_LIMITS.deadlineMs)})
+  --deadline-ms <ms>         a request not evaluated within this is refused if a Fail rule applies
+                             to it, else allowed unevaluated (default ${String(DEFAULT_WEBHOOK_LIMITS.deadlineMs)})
   --template-max-output <n>  per-template output limit in characters (default: the engine's)
 ${workFlagsUsage(27)}  --debounce-ms <ms>         quiet period before reloading changed rules (default 200)
   --shutdown-grace-ms <ms>   time in-flight requests get on SIGTERM/SIGINT (default 10000)
@@ -118,7 +121,7 @@ export function parseServeArgs(
     kind: 'config',
     config: {
       rulesDir,
-      host: values.host ?? '0.0.0.0',
+      host: values.host ?? '127.0.0.1',
       port: integerFlag(values.port, '--port', 8443, 0, 65535),
       healthPort:
         values['health-port'] === undefined

@@ -7,6 +7,7 @@ import { validateModRule } from '../engine/validate-modrule.js';
 import type { JsonObject } from '../engine/json.js';
 import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
 import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../audit/author-record.js';
+import { AUTHOR_MAC_ANNOTATION } from '../audit/author-signature.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';
 import type { Compilers } from '../engine/compilers.js';
 import { unexpectedCompileError } from '../rules/compile-modrule.js';
@@ -142,6 +143,10 @@ export function retainedModRule(obj: KubeObject): KubeObject {
   const author = source[AUTHOR_ANNOTATION];
   if (typeof author === 'string' && author.length <= MAX_AUTHOR_CHARS)
     annotations[AUTHOR_ANNOTATION] = author;
+  // Its signature (a MAC of a few dozen characters; a longer value is not one the webhook wrote).
+  const mac = source[AUTHOR_MAC_ANNOTATION];
+  if (typeof mac === 'string' && mac.length <= MAX_MAC_CHARS)
+    annotations[AUTHOR_MAC_ANNOTATION] = mac;
   // The behaviour annotations: a change of either alone does not bump the generation, so the
   // update handler compares them to tell a rule change from a status write (see behaviourOf).
   for (const key of [ENFORCEMENT_ANNOTATION, FAILURE_POLICY_ANNOTATION]) {
@@ -152,6 +157,9 @@ export function retainedModRule(obj: KubeObject): KubeObject {
   const status = isObject(obj.status) ? obj.status.applyToExisting : undefined;
   return status === undefined ? { metadata } : { metadata, status: { applyToExisting: status } };
 }
+
+/** Longest author MAC kept: the webhook writes `v1:` and 43 base64url characters. */
+const MAX_MAC_CHARS = 128;
 
 /**
  * Longest behaviour annotation value kept: valid values are a few characters; a longer one is

@@ -18,6 +18,8 @@ export interface OperatorConfig {
   readonly healthPort: number;
   readonly logLevel: LogLevel;
   readonly secretName: string;
+  /** The Secret holding the key that signs author records (never the certificate's Secret). */
+  readonly authorKeySecretName: string;
   readonly serviceName: string;
   readonly mutatingWebhookName: string;
   readonly validatingWebhookName: string;

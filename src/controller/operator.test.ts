@@ -94,7 +94,8 @@ describe('startOperator', () => {
     });
     let listsBeforeSecret = -1;
     const kube: ScriptedKube = new ScriptedKube((req) => {
-      if (req.method !== 'GET' || listsBeforeSecret >= 0) return undefined;
+      const certificate = req.path.endsWith('/kubemod-webhook-server-cert');
+      if (req.method !== 'GET' || !certificate || listsBeforeSecret >= 0) return undefined;
       // The first read of the Secret waits until every informer has listed.
       return (async (): Promise<JsonObject> => {
         await secretHeld;
@@ -158,7 +159,14 @@ describe('startOperator', () => {
   });
 
   it('stops everything it started when no certificate can be had', async () => {
-    const kube = new ScriptedKube(() => Promise.reject(new KubeApiError(403, 'forbidden')));
+    // The author key is read first (and made); the certificate's Secret is forbidden.
+    const kube = new ScriptedKube((req) =>
+      req.path.startsWith(SECRETS) &&
+      req.method !== 'POST' &&
+      !req.path.endsWith('/kubemod-author-key')
+        ? Promise.reject(new KubeApiError(403, 'forbidden'))
+        : undefined,
+    );
     await expect(startOperator(config(), runtime(kube))).rejects.toThrow(/forbidden/);
     // 30 attempts, then the informers' watches are closed again.
     expect(
@@ -203,4 +211,17 @@ describe('startOperator', () => {
       await operator.stop();
     }
   }, 20_000);
+
+  it('reads or makes the author signing key before anything else, in its own Secret (issue 37)', async () => {
+    const kube = new ScriptedKube(() => undefined);
+    const operator = await startOperator(config(), runtime(kube));
+    try {
+      expect(kube.calls[0]).toBe(`GET ${SECRETS}/kubemod-author-key`);
+      expect(kube.calls[1]).toBe(`POST ${SECRETS}`);
+      const made = await kube.request({ method: 'GET', path: `${SECRETS}/kubemod-author-key` });
+      expect(made).toMatchObject({ type: 'Opaque', metadata: { name: 'kubemod-author-key' } });
+    } finally {
+      await operator.stop();
+    }
+  });
 });

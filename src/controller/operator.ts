@@ -33,6 +33,8 @@ import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
 import { startOperatorAudit } from '../audit/operator-audit.js';
+import { ensureAuthorKey } from '../audit/author-key-secret.js';
+import { authorSigner } from '../audit/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
 import { authorOf } from '../audit/author-record.js';
@@ -71,6 +73,23 @@ export async function startOperator(
   const store = new RuleStore({ clusterNamespace: config.clusterNamespace });
   const lifetime = new AbortController();
   let stopping = false;
+  // The key that signs author records (its own Secret, shared by every replica) comes first:
+  // the webhook signs with it, and the audit trusts no record it does not verify.
+  const signer = authorSigner(
+    await retrying(
+      () =>
+        ensureAuthorKey({
+          client,
+          logger,
+          namespace: config.namespace,
+          secretName: config.authorKeySecretName,
+        }),
+      rt,
+      lifetime.signal,
+      logger,
+      'read or create the author signing key',
+    ),
+  );
 
   const informer = (
     path: string,
@@ -119,7 +138,8 @@ export async function startOperator(
     kinds: config.lookupKinds,
     clusterNamespace: config.clusterNamespace,
     modRules,
-    authorOf,
+    // The record apply-to-existing trusts: signed by this operator's key (issue 37).
+    authorOf: (ruleObject) => authorOf(ruleObject, signer),
     logger,
     now: rt.now,
     delay: rt.delay,
@@ -182,6 +202,7 @@ export async function startOperator(
     applyExistingMaxRate: config.applyExistingMaxRate,
     applyExistingMaxRollouts: config.applyExistingMaxRollouts,
     applyExistingRolloutTimeoutMs: config.applyExistingRolloutTimeoutMs,
+    authorSigner: signer,
     client,
     store,
     modRules,
@@ -269,6 +290,7 @@ export async function startOperator(
         cluster: lookups.view,
         askResolver: lookups.resolver,
         lookupAdmission: lookups.admission,
+        authorSigner: signer,
         dryRun: config.dryRun,
         ...(rt.helperThreads === undefined ? {} : { helperThreads: rt.helperThreads }),
       },

@@ -46,6 +46,10 @@ export const errorCatalog = {
     code: 'KM6006',
     summary: 'the worker thread handling the request stopped before answering',
   },
+  REQUEST_DEADLINE: {
+    code: 'KM6007',
+    summary: 'the request could not be evaluated before its deadline',
+  },
 
   CLUSTER: { code: 'KM7001', summary: 'Kubernetes API operation failed' },
   CLUSTER_CONFIG: {

@@ -1,3 +1,4 @@
+import type { AuthorSigner } from '../audit/author-signature.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -24,9 +25,10 @@ export {
 } from './webhook-limits.js';
 
 /**
- * Records the node of a scheduled Pod. The implementation (operator) checks the Pod's
- * `ref.kubemod.io/inject-node-ref` annotation and, when it is "true", annotates the Pod with
- * `ref.kubemod.io/nodename`. Called off the request path; failures are logged.
+ * Records the node of a scheduled Pod. The implementation (operator) trusts nothing of the
+ * review but the names: it reads the Pod from the API server and, when its
+ * `ref.kubemod.io/inject-node-ref` annotation is "true" and its `spec.nodeName` is the node named,
+ * annotates it with `ref.kubemod.io/nodename`. Called off the request path; failures are logged.
  */
 export interface NodeRefBinder {
   bind(namespace: string, podName: string, nodeName: string): Promise<void>;
@@ -74,10 +76,23 @@ export interface WebhookDependencies {
   readonly limits: WebhookLimits;
   readonly clusterNamespace: string;
   /**
+   * Signs the author records the ModRule mutating webhook writes (the operator's key, from its
+   * own Secret). Without it (`kubemod-ts serve`) records are written unsigned: read as unknown.
+   */
+  readonly authorSigner?: AuthorSigner;
+  /**
    * Serve `PUT /v1/dryrun` (default true). The operator turns it off unless asked: the route
    * evaluates rules sent by whoever can reach the webhook port.
    */
   readonly dryRun?: boolean;
+  /**
+   * Where `PUT /v1/dryrun` looks up the Namespace and Node manifests (syntheticRefs) a body does
+   * not give. Unset: nowhere, a dry run sees only the refs its body supplies. `kubemod-ts serve`
+   * sets it to its `--refs` files; the operator never does: its `refs` are the cluster's
+   * Namespaces and Nodes, which whoever reaches the webhook port may have no right to read (a
+   * rule in the same body would copy them into its patch).
+   */
+  readonly dryRunRefs?: SyntheticRefLookups;
   /**
    * Makes the runner of `PUT /v1/dryrun` (default: createWorkerDryRunRunner, a worker thread
    * started on the first dry run). Tests may run dry runs in process (inProcessDryRunRunner).

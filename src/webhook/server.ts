@@ -8,7 +8,12 @@ import {
   startEventLoopLagSampler,
   type LagTimers,
 } from '../observability/event-loop-lag.js';
-import { loopSlicing, type LoopSlicing, type WebhookDependencies } from './dependencies.js';
+import {
+  loopSlicing,
+  type LoopSlicing,
+  type SyntheticRefLookups,
+  type WebhookDependencies,
+} from './dependencies.js';
 import { handleDragnet } from './admission/dragnet-handler.js';
 import {
   answerAdmission,
@@ -39,6 +44,8 @@ import { handleDefaultModRule, handleValidateModRule } from './admission/modrule
 import { handlePodBinding } from './admission/podbinding-handler.js';
 import { playgroundHandler } from './playground/playground-route.js';
 import { serverRulesHandler } from './playground/playground-server-rules.js';
+import { FairTurns } from './fair-turns.js';
+import { apiServerTimeoutMs } from './admission/request-deadline.js';
 
 export { DEFAULT_WEBHOOK_TIMEOUTS, type WebhookTimeouts } from './http/server-timeouts.js';
 export {
@@ -49,6 +56,12 @@ export {
   type WebhookDependencies,
   type WebhookLimits,
 } from './dependencies.js';
+
+/** Lookups that find nothing: a dry run's default (it sees only the refs its body gives). */
+const NO_REFS: SyntheticRefLookups = Object.freeze({
+  namespace: () => undefined,
+  node: () => undefined,
+});
 
 /** Paths, as KubeMod registers them in its webhook configurations. */
 export const WEBHOOK_PATHS = {
@@ -120,6 +133,8 @@ export function createWebhookApp(deps: WebhookDependencies): express.Express {
 function buildApp(deps: WebhookDependencies): AppState {
   const slicing = loopSlicing(deps);
   const clock = slicing.clock;
+  // The slices of dragnet evaluations, namespaces in turn (one queue per server).
+  const turns = new FairTurns(clock, slicing.yieldToLoop);
   const limit = deps.limits.bodyLimitBytes;
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>): void => {
@@ -145,7 +160,8 @@ function buildApp(deps: WebhookDependencies): AppState {
       WEBHOOK_PATHS.dragnet,
       {
         webhook: 'dragnet',
-        handle: (request, waited) => handleDragnet(request, deps, waited, slicing),
+        handle: (request, waited, apiTimeoutMs) =>
+          handleDragnet(request, deps, waited, slicing, turns, apiTimeoutMs),
       },
     ],
     [
@@ -158,7 +174,7 @@ function buildApp(deps: WebhookDependencies): AppState {
     ],
     [
       WEBHOOK_PATHS.mutateModRule,
-      { webhook: 'mutate-modrule', handle: (request) => handleDefaultModRule(request) },
+      { webhook: 'mutate-modrule', handle: (request) => handleDefaultModRule(request, deps) },
     ],
   ]);
   // The admission listener answers these directly; express serves them too (compressed bodies).
@@ -171,11 +187,13 @@ function buildApp(deps: WebhookDependencies): AppState {
       },
       rawBody(limit),
       (req, res, next) => {
-        answerAdmission(route, req.body, startedAtOf(res, clock), {
-          clock,
-          metrics: deps.metrics,
-          slicing,
-        })
+        answerAdmission(
+          route,
+          req.body,
+          startedAtOf(res, clock),
+          { clock, metrics: deps.metrics, slicing },
+          apiServerTimeoutMs(req.originalUrl),
+        )
           .then((answer) => {
             res.status(200).json(answer);
           })
@@ -187,7 +205,9 @@ function buildApp(deps: WebhookDependencies): AppState {
   let dryRunRunner: DryRunRunner | undefined;
   if (deps.dryRun !== false) {
     // Made here, started lazily: the worker thread comes up with the first dry run.
-    const runner = (deps.dryRunRunner ?? createWorkerDryRunRunner)(deps);
+    // Only the refs the dry-run service may look up (see WebhookDependencies.dryRunRefs).
+    const refs = deps.dryRunRefs ?? NO_REFS;
+    const runner = (deps.dryRunRunner ?? createWorkerDryRunRunner)({ ...deps, refs });
     dryRunRunner = runner;
     app.put(WEBHOOK_PATHS.dryRun, rawBody(limit), async (req, res) => {
       const startedAt = startedAtOf(res, clock);

@@ -13,11 +13,17 @@ import type { HandlerOutcome } from './dragnet-handler.js';
 import { errorAnswer, requestTooLarge } from '../http/errors.js';
 import type { LoopSlicing } from '../loop-slicing.js';
 import { parseJsonBodySliced } from '../http/json-body.js';
+import { apiServerTimeoutMs } from './request-deadline.js';
 
 /** One admission webhook: its metrics label and its handler. */
 export interface AdmissionRoute {
   readonly webhook: string;
-  handle(request: AdmissionRequest, waitedMs: number): HandlerOutcome | Promise<HandlerOutcome>;
+  /** `apiTimeoutMs`: what the API server waits for the answer, when its URL says (`?timeout=`). */
+  handle(
+    request: AdmissionRequest,
+    waitedMs: number,
+    apiTimeoutMs?: number,
+  ): HandlerOutcome | Promise<HandlerOutcome>;
 }
 
 export interface AdmissionListenerOptions {
@@ -42,9 +48,10 @@ export async function answerAdmission(
   body: unknown,
   startedAt: number,
   options: Pick<AdmissionListenerOptions, 'clock' | 'metrics' | 'slicing'>,
+  apiTimeoutMs?: number,
 ): Promise<unknown> {
   const review = parseAdmissionReview(await parseJsonBodySliced(body, options.slicing));
-  const outcome = await route.handle(review.request, options.clock() - startedAt);
+  const outcome = await route.handle(review.request, options.clock() - startedAt, apiTimeoutMs);
   const { answer, result } = serialize(review, outcome);
   const seconds = (options.clock() - startedAt) / 1000;
   options.metrics.observeRequest(route.webhook, review.request.operation, result, seconds);
@@ -104,7 +111,8 @@ export function createAdmissionListener(options: AdmissionListenerOptions): Requ
         fail(err);
         return;
       }
-      answerAdmission(route, body, startedAt, options).then((answer) => {
+      const apiTimeout = apiServerTimeoutMs(req.url);
+      answerAdmission(route, body, startedAt, options, apiTimeout).then((answer) => {
         try {
           sendJson(res, 200, JSON.stringify(answer));
         } catch (failure) {

@@ -9,6 +9,8 @@ import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluat
 import { ruleWarnings } from './admission-warnings.js';
 import { failClosedCandidates, notEvaluatedRefusals } from './fail-closed.js';
 import { refusalText, ruleOfRejection } from '../../engine/enforcement.js';
+import type { FairTurns } from '../fair-turns.js';
+import { requestDeadlineMs } from './request-deadline.js';
 
 export interface HandlerOutcome {
   readonly response: AdmissionResponse;
@@ -30,13 +32,20 @@ export function rejectionMessage(rejections: readonly string[]): string {
  * with failure policy Fail applies: then the request is refused, naming it. The evaluation is
  * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
  * requests that arrive meanwhile are answered in between (`slicing`, made once per server).
+ * Its slices wait their turn in `turns` (one per server), the namespaces in turn; the request's
+ * deadline (requestDeadlineMs: `limits.deadlineMs`, at most 80% of the API server's timeout
+ * `apiTimeoutMs`, from its arrival) holds throughout: at a turn past it the evaluation stops, and
+ * the request is treated as one that could not be evaluated.
  */
 export async function handleDragnet(
   request: AdmissionRequest,
   deps: WebhookDependencies,
   waitedMs: number,
   slicing: LoopSlicing,
+  turns: FairTurns,
+  apiTimeoutMs?: number,
 ): Promise<HandlerOutcome> {
+  const deadlineMs = requestDeadlineMs(deps.limits.deadlineMs, apiTimeoutMs);
   const operation = request.operation;
   if (!EVALUATED_OPERATIONS.includes(operation)) {
     return { response: { allowed: true }, result: 'skipped' };
@@ -52,12 +61,12 @@ export async function handleDragnet(
   const kind = request.kind?.kind ?? (typeof object.kind === 'string' ? object.kind : undefined);
   const namespace = admissionNamespace(kind, request.namespace);
   const query = { namespace, kind, operation: operation as AdmissionOperation };
-  if (waitedMs > deps.limits.deadlineMs) {
-    const waited = `it waited ${String(Math.round(waitedMs))}ms (deadline ${String(deps.limits.deadlineMs)}ms)`;
+  if (waitedMs > deadlineMs) {
+    const waited = `it waited ${String(Math.round(waitedMs))}ms (deadline ${String(deadlineMs)}ms)`;
     const refused = refuseNotEvaluated(query, `request not evaluated, ${waited}`, deps);
     if (refused !== undefined) return refused;
     deps.logger.warn(
-      { uid: request.uid, waitedMs, deadlineMs: deps.limits.deadlineMs },
+      { uid: request.uid, waitedMs, deadlineMs },
       'request past its deadline; allowed unchanged',
     );
     const warning = `kubemod-ts: request not evaluated, ${waited}`;
@@ -70,7 +79,11 @@ export async function handleDragnet(
     namespace,
     name: request.name ?? objectName(object),
   };
+  const deadlineAt = slicing.clock() - waitedMs + deadlineMs;
+  const queue = namespace ?? '';
+  const scheduler = { ...slicing, yieldToLoop: () => turns.next(queue, deadlineAt) };
   try {
+    await turns.enter(queue, deadlineAt);
     const result = await evaluateAdmissionSliced(
       {
         operation: operation as AdmissionOperation,
@@ -79,11 +92,12 @@ export async function handleDragnet(
         requestNamespace: request.namespace,
       },
       deps,
-      slicing,
+      scheduler,
     );
     return answer(result, context, deps);
   } catch (err) {
-    // A catalogued error here is the request's own budget (work or depth outside any rule).
+    // A catalogued error here is the request's own budget (work or depth outside any rule) or
+    // its deadline (REQUEST_DEADLINE, from `turns`).
     const known = err instanceof KubemodError;
     const refused = refuseNotEvaluated(query, describeError(err), deps);
     if (refused !== undefined) return refused;

@@ -3,11 +3,9 @@ import { validateModRule } from '../../engine/validate-modrule.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json.js';
 import { createJsonPatch } from '../../engine/patch/index.js';
 import { checkModRule, describeInvalidModRule } from '../../rules/compile-modrule.js';
-import {
-  AUTHOR_ANNOTATION,
-  authorAnnotationOf,
-  canonicalAuthor,
-} from '../../audit/author-record.js';
+import { AUTHOR_ANNOTATION, authorAnnotationOf } from '../../audit/author-record.js';
+import { AUTHOR_MAC_ANNOTATION } from '../../audit/author-signature.js';
+import { authorAnnotationsFor, type AuthorAnnotations } from '../../audit/author-update.js';
 import type { AdmissionRequest } from './admission-review.js';
 import type { WebhookDependencies } from '../dependencies.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
@@ -39,14 +37,27 @@ export async function handleValidateModRule(
     );
     return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
   }
-  // Defence in depth: the mutating webhook wrote the requester as the author. A different value
-  // here means something after it (another mutating webhook, a configuration without
-  // mmodrule.kubemod.io) let a forged author through: refuse rather than trust it.
-  const expected = recordFor(request);
+  // Defence in depth: the mutating webhook wrote the requester as the author (or kept the
+  // previous record). A different value here means something after it (another mutating
+  // webhook, a configuration without mmodrule.kubemod.io) let a forged author through: refuse
+  // rather than trust it. The MAC is not compared: a forged one does not verify when read.
+  const expected = authorFor(
+    request,
+    deps,
+    object === undefined ? undefined : withDefaults(object),
+  );
   const actual = object === undefined ? undefined : authorAnnotationOf(object);
-  if (actual === expected)
-    return reviewLiteralLookups(request, check.modRule, check.rule.key, deps);
-  const message = `ModRule ${check.rule.key} is invalid: metadata.annotations[${AUTHOR_ANNOTATION}]: must be ${expected === undefined ? 'absent' : "the requesting user's identity"}, as the mutating webhook mmodrule.kubemod.io writes it (is that webhook installed, and does another mutating webhook change the annotation?)`;
+  if (actual === expected.record)
+    // A record kept from an earlier write: its lookups were reviewed then, for that author.
+    return expected.kept
+      ? { response: { allowed: true }, result: 'allowed' }
+      : reviewLiteralLookups(request, check.modRule, check.rule.key, deps);
+  const what = expected.kept
+    ? 'the previous author record (an update that changes neither the spec nor a behaviour annotation keeps it)'
+    : expected.record === undefined
+      ? 'absent'
+      : "the requesting user's identity";
+  const message = `ModRule ${check.rule.key} is invalid: metadata.annotations[${AUTHOR_ANNOTATION}]: must be ${what}, as the mutating webhook mmodrule.kubemod.io writes it (is that webhook installed, and does another mutating webhook change the annotation?)`;
   deps.logger.warn(
     { uid: request.uid, modRule: check.rule.key, user: userOf(request) },
     'ModRule with a forged author refused',
@@ -82,10 +93,29 @@ async function reviewLiteralLookups(
   };
 }
 
-/** The author record a ModRule written by this request must carry (undefined: none). */
-function recordFor(request: AdmissionRequest): string | undefined {
-  const user = request.userInfo;
-  return user === undefined || user === 'too-large' ? undefined : canonicalAuthor(user);
+/** The author annotations a ModRule written by this request must carry (`object` with defaults). */
+function authorFor(
+  request: AdmissionRequest,
+  deps: Pick<WebhookDependencies, 'authorSigner'>,
+  object: JsonObject | undefined,
+): AuthorAnnotations {
+  const old = request.oldObject;
+  return authorAnnotationsFor(
+    {
+      operation: request.operation,
+      userInfo: request.userInfo,
+      namespace: request.namespace ?? '',
+      // The request's name: '' under generateName, in both webhooks (the MAC needs the name).
+      name: request.name ?? '',
+      object: object ?? {},
+      oldObject: old === undefined ? undefined : defaultedIfValid(old),
+    },
+    deps.authorSigner,
+  );
+}
+
+function defaultedIfValid(object: JsonObject): JsonObject {
+  return validateModRule(object).ok ? withDefaults(object) : object;
 }
 
 function userOf(request: AdmissionRequest): string | undefined {
@@ -95,21 +125,28 @@ function userOf(request: AdmissionRequest): string | undefined {
 
 /**
  * Defaulting webhook for ModRules: a JSONPatch filling executionTier (0), admissionOperations
- * (CREATE, UPDATE) and match[].matchFor (Any) on valid rules, and on every rule writing the
- * requesting user as its author (annotation api.kubemod.io/author), replacing whatever the
- * request carried; without a recordable user the annotation is removed ("author unknown").
- * Invalid ModRules are otherwise left to the validating webhook, which refuses them.
+ * (CREATE, UPDATE) and match[].matchFor (Any) on valid rules, and on every rule writing its
+ * author (annotations api.kubemod.io/author and author-mac), replacing whatever the request
+ * carried: the previous record when an UPDATE changes neither the spec nor a behaviour
+ * annotation, the requesting user (signed) otherwise; without a recordable user the annotations
+ * are removed ("author unknown"). Invalid ModRules are otherwise left to the validating webhook,
+ * which refuses them.
  */
-export function handleDefaultModRule(request: AdmissionRequest): HandlerOutcome {
+export function handleDefaultModRule(
+  request: AdmissionRequest,
+  deps: Pick<WebhookDependencies, 'authorSigner'>,
+): HandlerOutcome {
   const object = request.object;
   if ((request.operation !== 'CREATE' && request.operation !== 'UPDATE') || object === undefined) {
     return { response: { allowed: true }, result: 'skipped' };
   }
   const defaulted = validateModRule(object).ok ? withDefaults(object) : structuredClone(object);
-  withAuthor(defaulted, recordFor(request));
+  const author = authorFor(request, deps, defaulted);
+  withAnnotation(defaulted, AUTHOR_ANNOTATION, author.record);
+  withAnnotation(defaulted, AUTHOR_MAC_ANNOTATION, author.mac);
   const patch = createJsonPatch(object, defaulted, { ignoredPaths: [] });
   const warnings =
-    request.userInfo === 'too-large'
+    request.userInfo === 'too-large' && !author.kept
       ? {
           warnings: [
             "the author of this ModRule was not recorded (the user's identity is over 16 KiB): apply-to-existing and the periodic audit's count will not run for it",
@@ -120,20 +157,20 @@ export function handleDefaultModRule(request: AdmissionRequest): HandlerOutcome 
   return { response: { allowed: true, patch, ...warnings }, result: 'patched' };
 }
 
-/** Sets (or, for undefined, removes) the author annotation of a ModRule manifest in place. */
-function withAuthor(object: JsonObject, record: string | undefined): void {
+/** Sets (or, for undefined, removes) an annotation of a ModRule manifest in place. */
+function withAnnotation(object: JsonObject, key: string, value: string | undefined): void {
   if (!isJsonObject(object.metadata)) {
-    if (record === undefined) return;
+    if (value === undefined) return;
     object.metadata = {};
   }
   const metadata = object.metadata;
   if (!isJsonObject(metadata.annotations)) {
-    if (record === undefined) return;
+    if (value === undefined) return;
     metadata.annotations = {};
   }
   const annotations = metadata.annotations;
-  if (record === undefined) Reflect.deleteProperty(annotations, AUTHOR_ANNOTATION);
-  else annotations[AUTHOR_ANNOTATION] = record;
+  if (value === undefined) Reflect.deleteProperty(annotations, key);
+  else annotations[key] = value;
 }
 
 /** A copy of a (valid) ModRule manifest with KubeMod's defaults filled in; other fields untouched. */

@@ -6,8 +6,10 @@ import type { HandlerOutcome } from './dragnet-handler.js';
 
 /**
  * The `pods/binding` webhook. When a Pod is bound to a node, hands (namespace, pod, node) to the
- * injected NodeRefBinder, which annotates the Pod with ref.kubemod.io/nodename if it asked for it.
- * The binder runs after the answer (never on the request path); the request is always allowed.
+ * injected NodeRefBinder, which annotates the Pod with ref.kubemod.io/nodename if it asked for it
+ * and the API server confirms the binding (the webhook port does not authenticate its caller: a
+ * review may be forged). The binder runs after the answer (never on the request path); the
+ * request is always allowed.
  */
 export function handlePodBinding(
   request: AdmissionRequest,

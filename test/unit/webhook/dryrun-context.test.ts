@@ -250,10 +250,28 @@ describe('PUT /v1/dryrun unknown members', () => {
     );
   });
 
-  it('answers over HTTP with the given namespace in place of the cluster one, per resource', async () => {
+  it("looks up no syntheticRefs by default: the operator's dry runs never see the cluster's (issue 37)", async () => {
+    // As the operator starts the server: its refs are the cluster's Namespaces and Nodes.
     harness = await startHarness({
       refs: { namespace: (name: string) => CLUSTER[name], node: () => undefined },
     });
+    const port = harness.server.port;
+    const put = async (body: Record<string, unknown>): Promise<DryRunResponse> => {
+      const text = JSON.stringify({ modRules: COST_CENTER, resourceManifest: pod('a'), ...body });
+      const answer = await send(port, testTls().ca, 'PUT', '/v1/dryrun', text);
+      expect(answer.status).toBe(200);
+      return answer.json<DryRunResponse>();
+    };
+    // A rule that copies the namespace's labels into its patch learns nothing of the server's.
+    expect((await put({})).patch).toEqual([]);
+    const given = await put({ syntheticRefs: { namespace: NAMESPACE } });
+    expect(given.patch[0]).toMatchObject({ value: 'cc-42' });
+  });
+
+  it('answers over HTTP with the given namespace in place of the looked-up one, per resource', async () => {
+    // As `serve --refs` starts the server: dry runs may look its refs up.
+    const refs = { namespace: (name: string) => CLUSTER[name], node: () => undefined };
+    harness = await startHarness({ refs, dryRunRefs: refs });
     const put = async (body: Record<string, unknown>): Promise<DryRunMultiResponse> => {
       const text = JSON.stringify({ modRules: COST_CENTER, ...body });
       const port = harness?.server.port ?? 0;

@@ -144,6 +144,8 @@ async function startWorkerHarness(
   const harness = await startHarness({
     store: () => store,
     refs,
+    // As `serve --refs` does: dry runs may look these up (the operator lends them none).
+    dryRunRefs: refs,
     dryRunRunner: factory,
     limits: { ...DEFAULT_WEBHOOK_LIMITS, ...limits },
   });

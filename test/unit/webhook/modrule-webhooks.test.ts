@@ -299,9 +299,10 @@ describe('ModRule author record', () => {
     warnings: string[] | undefined;
   }> {
     harness ??= await startHarness();
+    // A CREATE: an UPDATE that changes nothing keeps the previous record (modrule-author.test.ts).
     const answer = await harness.post(
       '/mutate-api-kubemod-io-v1beta1-modrule',
-      modRuleReview('UPDATE', object, undefined, userInfo),
+      modRuleReview('CREATE', object, undefined, userInfo),
     );
     const { response } = responseOf(answer);
     expect(response.allowed).toBe(true);
