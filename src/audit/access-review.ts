@@ -5,10 +5,10 @@ import type { KubeClient } from '../controller/kube-client.js';
 import type { UserInfo } from './author-record.js';
 
 /**
- * The access reviews every trust check asks the API server (apply-to-existing, the audit,
- * lookups): SubjectAccessReview for a recorded user (a rule's author, or the user of a request),
- * SelfSubjectAccessReview for the operator itself. One place so that every caller sends the same
- * identity (user, uid, groups, extra) and reads the answer the same way.
+ * Access reviews asked of the API server for lookups: SubjectAccessReview for a recorded user (a
+ * rule's author, or the user of a request), SelfSubjectAccessReview for the operator itself, with
+ * the identity (user, uid, groups, extra) sent as apply-gate-kube.ts sends it. (apply-gate-kube.ts
+ * keeps its own, rate-limited, request code; the two could share this one.)
  */
 export interface ResourceAttributes {
   readonly verb: string;
