@@ -7,6 +7,7 @@ import { describeError } from '../errors/catalog.js';
 import { syntheticRefsFor } from '../webhook/admission/synthetic-refs.js';
 import { CliError, wantsColor, type CliIo } from './cli-io.js';
 import { readDryrunInputs } from './dryrun-inputs.js';
+import { readClusterFiles } from './read-cluster.js';
 import { writeDryrunOutput, type DryrunResult } from './dryrun-output.js';
 import {
   compileRuleSources,
@@ -17,7 +18,8 @@ import {
 import { terminalText } from '../engine/terminal-text.js';
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file|->
-                         [--old <file|->] [--refs <file|->] [--namespace <ns>]
+                         [--old <file|->] [--refs <file|->] [--cluster <file|dir> …]
+                         [--namespace <ns>]
                          [--operation CREATE|UPDATE|DELETE] [--output yaml|json|diff]
                          [--explain] [--color auto|always|never]
 
@@ -30,6 +32,9 @@ Evaluates ModRules against Kubernetes objects offline, exactly as the webhook wo
   --refs       YAML {namespace: <Namespace manifest>, node: <Node manifest>} (both optional),
                injected as the webhook injects syntheticRefs: the namespace into namespaced
                objects, the node into Pods annotated ref.kubemod.io/nodename
+  --cluster    manifests (files or directories, repeatable) that rules read with lookup,
+               controllerOwner and ownerChain, and ExternalDataAnswers documents for external
+               (docs/lookups.md). Without it, every lookup fails as unavailable
   --namespace  the admission request's namespace (default: the object's metadata.namespace;
                none for cluster-scoped objects). Rules without a namespace are loaded into it.
   --operation  CREATE (default), UPDATE or DELETE
@@ -56,6 +61,7 @@ interface DryrunOptions {
   readonly resource: string | undefined;
   readonly old: string | undefined;
   readonly refs: string | undefined;
+  readonly cluster: readonly string[];
   readonly namespace: string | undefined;
   readonly operation: AdmissionOperation;
   readonly output: OutputFormat;
@@ -71,6 +77,7 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
       resource: { type: 'string', multiple: true },
       old: { type: 'string', multiple: true },
       refs: { type: 'string', multiple: true },
+      cluster: { type: 'string', multiple: true },
       namespace: { type: 'string' },
       operation: { type: 'string', default: 'CREATE' },
       output: { type: 'string', short: 'o', default: 'yaml' },
@@ -112,6 +119,7 @@ function parseOptions(argv: readonly string[]): DryrunOptions | 'help' {
     resource,
     old,
     refs: single(values.refs, '--refs'),
+    cluster: values.cluster ?? [],
     namespace: values.namespace,
     operation: operation as AdmissionOperation,
     output: values.output,
@@ -161,6 +169,7 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const read = readRuleSources(options.modrules);
   const stores = new RuleStores(read.sources, read.errors);
   const refs = inputs.refs ?? {};
+  const cluster = options.cluster.length === 0 ? undefined : readClusterFiles(options.cluster);
   const results = inputs.resources.map((item): DryrunResult => {
     const resource = item.object;
     const namespace = requestNamespace(resource, options.namespace);
@@ -173,6 +182,7 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
         node: () => refs.node,
       }),
       clock: io.clock,
+      cluster,
     };
     const store = stores.forNamespace(namespace ?? 'default');
     const explained = options.explain ? explainEvaluation(store, request) : undefined;

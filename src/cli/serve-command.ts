@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { createDirectoryRuleSource } from '../rules/directory-source.js';
 import { loadStaticRefs, NO_REFS } from '../rules/static-refs.js';
+import { readClusterFiles } from './read-cluster.js';
 import {
   createCertificateAuthority,
   generateRsaKeyPairAsync,
@@ -76,6 +77,8 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   let playground: PlaygroundAssets | undefined;
   try {
     const refs = config.refsPath === undefined ? NO_REFS : await loadStaticRefs(config.refsPath);
+    const cluster =
+      config.clusterPaths.length === 0 ? undefined : readClusterFiles(config.clusterPaths);
     if (config.ui) playground = await loadPlaygroundAssets();
     // The certificate is made (keys on the thread pool) while the rules load.
     const tlsMaterial =
@@ -89,6 +92,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       {
         store: () => source.store(),
         refs,
+        cluster,
         // serve's refs are files its user chose to serve (`--refs`): dry runs may use them.
         dryRunRefs: refs,
         logger,

@@ -26,6 +26,8 @@ export interface ServeConfig {
   readonly certDir: string | undefined;
   /** YAML file or directory of Namespace and Node manifests used as syntheticRefs. */
   readonly refsPath: string | undefined;
+  /** Files or directories of manifests (and ExternalDataAnswers) that lookups read (--cluster). */
+  readonly clusterPaths: readonly string[];
   readonly clusterNamespace: string;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
@@ -60,6 +62,8 @@ Options:
                              no metrics; 0 picks a free port). /metrics is never on the HTTPS port
   --cert-dir <dir>           directory with tls.crt and tls.key (default: a generated self-signed certificate)
   --refs <file|dir>          Namespace and Node manifests to use as syntheticRefs
+  --cluster <file|dir>       manifests rules read with lookup and the owner helpers, and
+                             ExternalDataAnswers for external (repeatable; docs/lookups.md)
   --cluster-namespace <ns>   namespace of cluster-wide ModRules (default ${DEFAULT_CLUSTER_NAMESPACE})
   --log-level <level>        ${LOG_LEVELS.join('|')} (default info, or $KUBEMOD_LOG_LEVEL)
   --body-limit <bytes>       largest request body (default ${String(DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes)})
@@ -90,6 +94,7 @@ export function parseServeArgs(
         host: { type: 'string' },
         'cert-dir': { type: 'string' },
         refs: { type: 'string' },
+        cluster: { type: 'string', multiple: true },
         'cluster-namespace': { type: 'string' },
         'log-level': { type: 'string' },
         'body-limit': { type: 'string' },
@@ -124,6 +129,7 @@ export function parseServeArgs(
           : integerFlag(values['health-port'], '--health-port', 0, 0, 65535),
       certDir: values['cert-dir'],
       refsPath: values.refs,
+      clusterPaths: values.cluster ?? [],
       clusterNamespace: values['cluster-namespace'] ?? DEFAULT_CLUSTER_NAMESPACE,
       logLevel,
       bodyLimitBytes: integerFlag(

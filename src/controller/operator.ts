@@ -36,6 +36,8 @@ import { startOperatorAudit } from '../audit/operator-audit.js';
 import { ensureAuthorKey } from '../audit/author-key-secret.js';
 import { authorSigner } from '../audit/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
+import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
+import { authorOf } from '../audit/author-record.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;
@@ -130,6 +132,18 @@ export async function startOperator(
     ),
   ];
   const ruleInformers = [modRules, namespaces, nodes];
+  // Watch caches that template lookups read (docs/lookups-operator.md); ready only once synced.
+  const lookups = createOperatorLookups({
+    client,
+    kinds: config.lookupKinds,
+    clusterNamespace: config.clusterNamespace,
+    modRules,
+    // The record apply-to-existing trusts: signed by this operator's key (issue 37).
+    authorOf: (ruleObject) => authorOf(ruleObject, signer),
+    logger,
+    now: rt.now,
+    delay: rt.delay,
+  });
 
   let leaderWork: () => void = () => undefined;
   let initialSyncDone = false;
@@ -246,7 +260,10 @@ export async function startOperator(
   const serving: { server?: StartedWebhookServer } = {};
   // Ready once the store is loaded and the webhook listens with a certificate.
   const ready = (): boolean =>
-    !stopping && serving.server !== undefined && ruleInformers.every((inf) => inf.synced);
+    !stopping &&
+    serving.server !== undefined &&
+    ruleInformers.every((inf) => inf.synced) &&
+    lookups.caches.synced();
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
@@ -270,6 +287,9 @@ export async function startOperator(
           work: config.work,
         },
         clusterNamespace: config.clusterNamespace,
+        cluster: lookups.view,
+        askResolver: lookups.resolver,
+        lookupAdmission: lookups.admission,
         authorSigner: signer,
         dryRun: config.dryRun,
         ...(rt.helperThreads === undefined ? {} : { helperThreads: rt.helperThreads }),
@@ -336,7 +356,10 @@ export async function startOperator(
 
   for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.start();
   elector.start();
-  const readyPromise = Promise.all(ruleInformers.map((inf) => inf.waitForSync())).then(() => {
+  const readyPromise = Promise.all([
+    ...ruleInformers.map((inf) => inf.waitForSync()),
+    lookups.caches.waitForSync(),
+  ]).then(() => {
     logger.info({ rules: store.size }, 'initial sync complete; ready');
     initialSyncDone = true;
     statusWriter.resync();
@@ -354,6 +377,7 @@ export async function startOperator(
     await operatorAudit.stop();
     await elector.stop();
     for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+    lookups.caches.stop();
     await health?.close();
     throw err;
   }
@@ -380,6 +404,7 @@ export async function startOperator(
         await elector.stop();
         await closing;
         for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+        lookups.caches.stop();
         await chain;
         await health?.close();
         logger.info('operator stopped');

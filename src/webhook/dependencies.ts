@@ -8,6 +8,9 @@ import type { ServerRules } from './playground/playground-server-rules.js';
 import type { RuleFailure, SyntheticRefLookups } from '../engine/evaluate.js';
 import type { HelperThreadPriority } from './http/thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
+import type { ClusterView, ObjectKey } from '../engine/cluster/cluster-view.js';
+import type { AskResolver } from '../engine/cluster/resolve-loop.js';
+import type { UserInfo } from '../audit/author-record.js';
 
 // Defined beside the code that uses them (which must not import this file back: that made an
 // import cycle), and re-exported here for the webhook's callers.
@@ -40,10 +43,26 @@ export interface RuleFailureContext {
   readonly name: string | undefined;
 }
 
+/**
+ * Reviews, when a ModRule is admitted, whether the requesting user may `get` what one of its
+ * literal lookups names (docs/lookups-operator.md). The operator asks the API server.
+ */
+export interface LookupAdmissionCheck {
+  /** Undefined when `user` may get the object; otherwise why not (for a field error). */
+  refusal(user: UserInfo, key: ObjectKey): Promise<string | undefined>;
+}
+
 export interface WebhookDependencies {
   /** The current rule store (a getter: the standalone source swaps stores on reload). */
   readonly store: () => RuleStore;
   readonly refs: SyntheticRefLookups;
+  /**
+   * What rules may read of the cluster (`lookup`, owner helpers, `external`; docs/lookups.md):
+   * the operator's caches, or `serve --cluster`. Absent: every lookup fails as unavailable.
+   */
+  readonly cluster?: ClusterView | undefined;
+  /** Resolves lookups that answered `pending` (access reviews, provider calls) between rounds. */
+  readonly askResolver?: AskResolver | undefined;
   readonly nodeRefs?: NodeRefBinder;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -87,6 +106,8 @@ export interface WebhookDependencies {
    * API when enabled).
    */
   readonly playground?: PlaygroundAssets;
+  /** Reviews a ModRule's literal lookups against the requesting user at admission. */
+  readonly lookupAdmission?: LookupAdmissionCheck;
   /** With `playground`: the rules offered to the page at `GET /server-rules.json` (`serve --rules`). */
   readonly serverRules?: () => Promise<ServerRules>;
 }

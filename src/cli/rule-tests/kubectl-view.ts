@@ -4,14 +4,14 @@ import { isRecord } from './test-file-checks.js';
 /**
  * A test file holds two kinds of YAML. Its own fields, expectations and inline ModRules are read
  * like every ModRule file (YAML 1.2, as `dryrun --modrule` and `PUT /v1/dryrun` read rules). The
- * Kubernetes manifests it gives inline (`resource`, `oldResource`, `syntheticRefs`,
+ * Kubernetes manifests it gives inline (`resource`, `oldResource`, `syntheticRefs`, `cluster`,
  * `expect.patched`) are read as kubectl reads a manifest (see parseManifestDocuments), so that
  * `data: {flag: yes}` is `true` in a test exactly as it is in the cluster, in `dryrun` and in
  * the playground. The file is therefore parsed twice; this is the second reading.
  */
 
 /** The fields of a case (or of the file's top) that hold manifests. */
-const MANIFEST_FIELDS = ['resource', 'oldResource', 'syntheticRefs'] as const;
+const MANIFEST_FIELDS = ['resource', 'oldResource', 'syntheticRefs', 'cluster'] as const;
 
 /** The whole test file read as kubectl reads manifests, or why it cannot be. */
 export interface KubectlView {

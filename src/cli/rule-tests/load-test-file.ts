@@ -1,7 +1,10 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../../api/index.js';
 import { describe, FieldReader } from '../../api/field-reader.js';
-import type { JsonObject } from '../../engine/json.js';
+import type { JsonObject, JsonValue } from '../../engine/json.js';
+import { clusterFromDocuments } from '../../engine/cluster/cluster-documents.js';
+import type { StaticCluster } from '../../engine/cluster/static-cluster.js';
+import { readClusterDocuments, type ClusterDocuments } from '../read-cluster.js';
 import { parseDocuments } from '../../engine/load-rules.js';
 import { parseManifestDocuments } from '../../engine/manifest-documents.js';
 import { describeError, errorCatalog } from '../../errors/catalog.js';
@@ -31,7 +34,7 @@ import {
   type TestFileLoad,
 } from './test-file.js';
 
-const TOP_FIELDS = ['rules', 'namespace', 'operation', 'syntheticRefs', 'cases'];
+const TOP_FIELDS = ['rules', 'namespace', 'operation', 'syntheticRefs', 'cluster', 'cases'];
 const CASE_FIELDS = [
   'name',
   'resource',
@@ -39,6 +42,7 @@ const CASE_FIELDS = [
   'operation',
   'namespace',
   'syntheticRefs',
+  'cluster',
   'expect',
 ];
 const INVALID = errorCatalog.INPUT_INVALID.code;
@@ -48,6 +52,7 @@ interface Defaults {
   readonly namespace: string | undefined;
   readonly operation: AdmissionOperation;
   readonly refs: CaseRefs;
+  readonly cluster: StaticCluster | undefined;
 }
 
 /**
@@ -107,6 +112,7 @@ class TestFileLoader {
       namespace: r.optionalString(top.namespace, 'namespace'),
       operation: this.operation(top.operation, 'operation', r) ?? 'CREATE',
       refs: this.refs(top.syntheticRefs, r),
+      cluster: this.cluster(top.cluster, r),
     };
     const rawCases = nonEmptyList(top.cases, 'cases', r, 'case');
     if (rawCases !== undefined && rawCases.length > TEST_FILE_LIMITS.maxCases) {
@@ -179,6 +185,7 @@ class TestFileLoader {
         ? defaults.namespace
         : r.optionalString(item.namespace, 'namespace');
     const ownRefs = this.refs(item.syntheticRefs, r);
+    const cluster = item.cluster === undefined ? defaults.cluster : this.cluster(item.cluster, r);
     const refs: CaseRefs = { ...defaults.refs, ...ownRefs };
     const expect = readExpectations(item.expect, r, (value, field) =>
       this.manifest(value, field, r, undefined),
@@ -193,7 +200,31 @@ class TestFileLoader {
     this.errors.push(...this.lines(r, scope));
     if (r.errors.length > 0 || name === undefined || resource === undefined) return undefined;
     if (operation === undefined || expect === undefined) return undefined;
-    return { name, resource, oldResource, operation, namespace, refs, expect };
+    return { name, resource, oldResource, operation, namespace, refs, cluster, expect };
+  }
+
+  /**
+   * `cluster:` (docs/lookups.md): a list of manifests given inline or as paths of files or
+   * directories of manifests (a single path too), ExternalDataAnswers documents included.
+   */
+  private cluster(value: unknown, r: FieldReader): StaticCluster | undefined {
+    if (value === undefined || value === null) return undefined;
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    const read: ClusterDocuments = { documents: [], names: [] };
+    try {
+      for (const [i, item] of items.entries()) {
+        if (typeof item === 'string' && item !== '') {
+          readClusterDocuments([this.resolve(item)], read);
+        } else {
+          read.documents.push(item as JsonValue);
+          read.names.push(`cluster[${String(i)}]`);
+        }
+      }
+      return clusterFromDocuments(read.documents, 'cluster', undefined, read.names);
+    } catch (err) {
+      r.fail('cluster', describeError(err));
+      return undefined;
+    }
   }
 
   private operation(value: unknown, field: string, r: FieldReader): AdmissionOperation | undefined {

@@ -77,6 +77,7 @@ function runCase(
       node: () => refs.node,
     }),
     work: options.work,
+    cluster: testCase.cluster,
   };
   let result: EvaluationResult;
   try {

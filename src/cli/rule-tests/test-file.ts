@@ -1,6 +1,7 @@
 import type { AdmissionOperation } from '../../api/index.js';
 import type { JsonObject, JsonPatchOperation } from '../../engine/json.js';
 import type { RuleSets } from './rule-set.js';
+import type { StaticCluster } from '../../engine/cluster/static-cluster.js';
 
 /**
  * The model of a ModRule test file (`kubemod-test.yaml`, see docs/testing-rules.md) once loaded
@@ -69,6 +70,8 @@ export interface RuleTestCase {
   /** The admission request's namespace; undefined for a cluster-scoped request. */
   readonly namespace: string | undefined;
   readonly refs: CaseRefs;
+  /** What lookups read (`cluster:` of the case, else of the file); undefined when neither has one. */
+  readonly cluster?: StaticCluster | undefined;
   readonly expect: CaseExpectations;
 }
 

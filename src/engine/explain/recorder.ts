@@ -5,6 +5,7 @@ import { exempt } from '../active-meter.js';
 import { BoundedPrinter } from './bounded-print.js';
 import type { ExplainLimits, MatchDecision, MatchItemNode } from './schema.js';
 import type { EvaluationTracer } from './tracer.js';
+import type { LookupRecord } from '../cluster/lookup-session.js';
 
 /**
  * Bounds of a trace unless the caller sets others. A dry run holds at most 100 rules and a
@@ -61,6 +62,10 @@ export interface RuleRecord {
   operationsOmitted: number;
   step: number | null;
   rejection: { readonly text: string; readonly message: string | null } | undefined;
+  /** The rule's reads of the cluster, up to limits.children. */
+  readonly lookups: LookupRecord[];
+  /** Reads not recorded (children limit). */
+  lookupsOmitted: number;
 }
 
 /**
@@ -102,6 +107,17 @@ export class TraceRecorder implements EvaluationTracer {
     return this.printer.cuts;
   }
 
+  lookup(record: LookupRecord): void {
+    const current = this.current;
+    if (current === undefined) return;
+    if (current.lookups.length >= this.limits.children) {
+      current.lookupsOmitted += 1;
+      this.truncated = true;
+      return;
+    }
+    current.lookups.push(record);
+  }
+
   enterRule(rule: CompiledRule): void {
     this.operation = undefined;
     const known = this.byRule.get(rule);
@@ -124,6 +140,8 @@ export class TraceRecorder implements EvaluationTracer {
       operationsOmitted: 0,
       step: null,
       rejection: undefined,
+      lookups: [],
+      lookupsOmitted: 0,
     };
     this.records.push(record);
     this.byRule.set(rule, record);

@@ -13,6 +13,7 @@ import type {
   RuleNode,
 } from './schema.js';
 import type { SkipReason } from './skipped-rules.js';
+import { lookupNodes } from './lookup-nodes.js';
 
 /** The limits nodes are built under, and the cutter of texts (which counts what it cuts). */
 export interface NodeContext {
@@ -35,6 +36,7 @@ export function candidateNode(
   if (record?.rejection !== undefined) {
     children.push(rejectionNode(record.rejection, rule.enforcement));
   }
+  if (record !== undefined) children.push(...lookupNodes(record, context));
   if (failure !== undefined) children.push(failureNode(failure, context));
   const step = record?.step ?? null;
   return {

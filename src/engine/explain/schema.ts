@@ -15,6 +15,10 @@
  * given another meaning; a renderer must ignore members and kinds it does not know.
  */
 
+import type { LookupNode } from './lookup-node.js';
+
+export type { LookupNode } from './lookup-node.js';
+
 export const EXPLAIN_VERSION = 1;
 
 /**
@@ -60,6 +64,7 @@ export type ExplainNode =
   | PatchNode
   | RejectionNode
   | FailureNode
+  | LookupNode
   | NoteNode;
 
 /**
@@ -174,7 +179,7 @@ export interface RuleNode extends ExplainNodeBase<
   } | null;
   /** MatchItemNodes, then OperationNodes (Patch) or a RejectionNode (Reject), then a FailureNode. */
   readonly children: readonly (
-    MatchItemNode | OperationNode | RejectionNode | FailureNode | NoteNode
+    MatchItemNode | OperationNode | RejectionNode | LookupNode | FailureNode | NoteNode
   )[];
 }
 

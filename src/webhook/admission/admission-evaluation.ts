@@ -2,6 +2,7 @@ import type { AdmissionOperation } from '../../api/index.js';
 import { evaluate, type EvaluationRequest, type EvaluationResult } from '../../engine/evaluate.js';
 import { evaluateSliced, type SliceScheduler } from '../../engine/sliced-evaluation.js';
 import type { JsonObject } from '../../engine/json.js';
+import { evaluateWithLookups } from '../../engine/cluster/resolve-loop.js';
 import type { WebhookDependencies } from '../dependencies.js';
 import { syntheticRefsFor } from './synthetic-refs.js';
 
@@ -20,6 +21,8 @@ export interface AdmissionEvaluationInput {
 export interface EvaluationDependencies {
   readonly store: WebhookDependencies['store'];
   readonly refs: WebhookDependencies['refs'];
+  readonly cluster?: WebhookDependencies['cluster'];
+  readonly askResolver?: WebhookDependencies['askResolver'];
   readonly limits: Pick<WebhookDependencies['limits'], 'template' | 'work'>;
   readonly clock?: (() => number) | undefined;
 }
@@ -57,8 +60,13 @@ export async function evaluateAdmissionSliced(
   deps: EvaluationDependencies,
   scheduler: SliceScheduler,
 ): Promise<EvaluationResult> {
-  const sliced = await evaluateSliced(deps.store(), admissionRequest(input, deps), scheduler);
-  return sliced.result;
+  const request = admissionRequest(input, deps);
+  // Lookups that answered pending are resolved (access reviews, provider calls) and the request
+  // evaluated again; without any, this is the one evaluation.
+  return evaluateWithLookups(
+    async () => (await evaluateSliced(deps.store(), request, scheduler)).result,
+    deps.askResolver,
+  );
 }
 
 function admissionRequest(
@@ -74,5 +82,6 @@ function admissionRequest(
     limits: deps.limits.template,
     work: deps.limits.work,
     clock: deps.clock,
+    cluster: deps.cluster,
   };
 }

@@ -9,15 +9,17 @@ import { authorAnnotationsFor, type AuthorAnnotations } from '../../audit/author
 import type { AdmissionRequest } from './admission-review.js';
 import type { WebhookDependencies } from '../dependencies.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
+import { literalLookupErrors } from './literal-lookup-review.js';
+import type { ModRuleSpec } from '../../api/modrule-types.js';
 
 /**
  * Validating webhook for ModRules: API validation plus compilation, so bad selects, regexes,
  * templates and patch paths are refused with every field error. DELETE is always allowed.
  */
-export function handleValidateModRule(
+export async function handleValidateModRule(
   request: AdmissionRequest,
   deps: WebhookDependencies,
-): HandlerOutcome {
+): Promise<HandlerOutcome> {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') {
     return { response: { allowed: true }, result: 'skipped' };
   }
@@ -45,7 +47,11 @@ export function handleValidateModRule(
     object === undefined ? undefined : withDefaults(object),
   );
   const actual = object === undefined ? undefined : authorAnnotationOf(object);
-  if (actual === expected.record) return { response: { allowed: true }, result: 'allowed' };
+  if (actual === expected.record)
+    // A record kept from an earlier write: its lookups were reviewed then, for that author.
+    return expected.kept
+      ? { response: { allowed: true }, result: 'allowed' }
+      : reviewLiteralLookups(request, check.modRule, check.rule.key, deps);
   const what = expected.kept
     ? 'the previous author record (an update that changes neither the spec nor a behaviour annotation keeps it)'
     : expected.record === undefined
@@ -57,6 +63,34 @@ export function handleValidateModRule(
     'ModRule with a forged author refused',
   );
   return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
+}
+
+/**
+ * The last check: the requesting user may `get` every object the rule's lookups name literally
+ * (docs/lookups-operator.md); the operator asks the API server, a standalone webhook has no check.
+ */
+async function reviewLiteralLookups(
+  request: AdmissionRequest,
+  rule: { readonly spec: ModRuleSpec },
+  key: string,
+  deps: WebhookDependencies,
+): Promise<HandlerOutcome> {
+  const user = request.userInfo;
+  if (deps.lookupAdmission === undefined || user === undefined || user === 'too-large')
+    return { response: { allowed: true }, result: 'allowed' };
+  const errors = await literalLookupErrors(rule, user, deps.lookupAdmission);
+  if (errors.length === 0) return { response: { allowed: true }, result: 'allowed' };
+  deps.logger.info(
+    { uid: request.uid, modRule: key, errors },
+    'ModRule naming what its author may not read refused',
+  );
+  return {
+    response: {
+      allowed: false,
+      status: { code: 403, message: describeInvalidModRule(key, errors) },
+    },
+    result: 'rejected',
+  };
 }
 
 /** The author annotations a ModRule written by this request must carry (`object` with defaults). */

@@ -18,7 +18,6 @@ import {
   type PreparedDryRun,
   type PreparedResource,
 } from './dryrun-prepare.js';
-import type { DryRunRequest } from './dryrun-request.js';
 import { httpStatusOf } from '../http/errors.js';
 import { lookupSyntheticRefs } from '../admission/synthetic-refs.js';
 
@@ -131,7 +130,7 @@ export function completeDryRun(
   options: DryRunOptions = {},
 ): DryRunAnswer {
   const answers = prepared.items.map((item, i) =>
-    completeOne(prepared.request, item, refs[i] ?? {}, deps, options),
+    completeOne(prepared, item, refs[i] ?? {}, deps, options),
   );
   if (!prepared.request.multi) {
     const [only] = answers;
@@ -143,13 +142,14 @@ export function completeDryRun(
 }
 
 function completeOne(
-  request: DryRunRequest,
+  prepared: PreparedDryRun,
   item: PreparedResource,
   syntheticRefs: SyntheticRefs,
   deps: DryRunDependencies,
   options: DryRunOptions,
 ): DryRunResponse {
   const { namespace, store } = item;
+  const { request } = prepared;
   const resource = item.resource.object;
   const evaluation: EvaluationRequest = {
     operation: request.operation,
@@ -159,6 +159,7 @@ function completeOne(
     limits: deps.limits.template,
     work: deps.limits.work,
     clock: deps.clock,
+    cluster: prepared.cluster,
   };
   let explanation: ExplainDocument | undefined;
   const result = evaluateSafely(() => {

@@ -107,7 +107,7 @@ function checkObject(value: JsonValue, field: string, index: number): JsonObject
  * strings, `yes`/`no` are booleans), so a pasted `kubectl get -o yaml` means what it means to the
  * API server. Errors keep their code and name the field.
  */
-function readManifestText(text: string, field: string): JsonValue[] {
+export function readManifestText(text: string, field: string): JsonValue[] {
   try {
     return parseYamlDocuments(text);
   } catch (err) {

@@ -1,6 +1,8 @@
 import { KubemodError } from '../../errors/catalog.js';
 import { isJsonObject, type JsonObject } from '../../engine/json.js';
 import { RuleStore } from '../../engine/store.js';
+import { clusterFromDocuments } from '../../engine/cluster/cluster-documents.js';
+import type { StaticCluster } from '../../engine/cluster/static-cluster.js';
 import { checkModRule, describeInvalidModRule } from '../../rules/compile-modrule.js';
 import {
   MAX_DRYRUN_RULES,
@@ -61,6 +63,8 @@ export interface PreparedResource {
 /** A dry-run body read and its ModRules compiled, before the syntheticRefs are looked up. */
 export interface PreparedDryRun {
   readonly request: DryRunRequest;
+  /** What lookups read: the body's `cluster` member; undefined when it has none. */
+  readonly cluster: StaticCluster | undefined;
   readonly items: readonly PreparedResource[];
 }
 
@@ -99,7 +103,11 @@ export function prepareDryRun(
       refNames: syntheticRefNames(resource.object, namespace),
     };
   });
-  return { request, items };
+  const cluster =
+    request.cluster === undefined
+      ? undefined
+      : clusterFromDocuments(request.cluster, 'cluster', deps.clusterNamespace);
+  return { request, items, cluster };
 }
 
 function compileStore(

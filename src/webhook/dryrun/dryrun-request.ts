@@ -5,6 +5,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json
 import { parseDocuments } from '../../engine/load-rules.js';
 import {
   checkTextLength,
+  readManifestText,
   readManifestSet,
   readSingleManifest,
   type ManifestSet,
@@ -27,7 +28,11 @@ export const DRYRUN_REQUEST_MEMBERS: readonly string[] = [
   'operation',
   'syntheticRefs',
   'oldResourceManifest',
+  'cluster',
 ];
+
+/** Most documents a dry run's `cluster` member may hold. */
+export const MAX_DRYRUN_CLUSTER_OBJECTS = 1_000;
 
 const REF_MEMBERS: readonly string[] = ['namespace', 'node'];
 
@@ -63,6 +68,11 @@ export interface DryRunRequest {
   readonly yaml: boolean;
   /** The body's `syntheticRefs`, used instead of looking the manifests up; undefined if none. */
   readonly syntheticRefs: GivenSyntheticRefs | undefined;
+  /**
+   * The body's `cluster`: the manifests and ExternalDataAnswers documents lookups read
+   * (docs/lookups.md); undefined if none. A dry run never reads the server's own caches.
+   */
+  readonly cluster: readonly JsonValue[] | undefined;
 }
 
 /**
@@ -97,7 +107,28 @@ export function readDryRunRequest(body: JsonValue): DryRunRequest {
     operation,
     yaml: set.text,
     syntheticRefs: readSyntheticRefs(body.syntheticRefs),
+    cluster: readCluster(body.cluster),
   };
+}
+
+/** `cluster`: a list of manifests, or YAML text of `---`-separated documents. */
+function readCluster(value: JsonValue | undefined): readonly JsonValue[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  let documents: JsonValue[];
+  if (typeof value === 'string') {
+    checkTextLength(value, 'cluster');
+    documents = readManifestText(value, 'cluster').filter((d) => d !== null);
+  } else if (Array.isArray(value)) {
+    documents = value;
+  } else {
+    throw invalid('cluster must be a list of manifests (or YAML text of documents)');
+  }
+  if (documents.length > MAX_DRYRUN_CLUSTER_OBJECTS) {
+    throw invalid(
+      `cluster holds ${String(documents.length)} documents; a dry run takes at most ${String(MAX_DRYRUN_CLUSTER_OBJECTS)}`,
+    );
+  }
+  return documents;
 }
 
 /** How the fields of the resources and old objects are named in messages (body or flags). */

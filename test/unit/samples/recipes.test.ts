@@ -19,7 +19,7 @@ const recipes = readdirSync(RECIPES, { withFileTypes: true })
   .sort();
 
 const REQUIRED = ['recipe.yaml', 'modrules.yaml', 'resource.yaml', 'kubemod-test.yaml'];
-const OPTIONAL = ['refs.yaml', 'old.yaml'];
+const OPTIONAL = ['refs.yaml', 'old.yaml', 'cluster.yaml'];
 
 /** The documents of a recipe file; fails the test on a YAML error. */
 function documents(recipe: string, file: string): JsonValue[] {
