@@ -23,6 +23,7 @@ import { createPeriodicAudit } from './periodic-audit.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
 import { publishReports } from '../reports/report-publisher.js';
+import type { ReportBounds } from '../reports/report-bounds.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -45,6 +46,8 @@ export interface OperatorAuditSettings {
   readonly applyExistingSettleMs?: number;
   /** The namespaces whose rules may use apply-to-existing (the admin's label or regex). */
   readonly applyOptIn: ApplyOptIn;
+  /** The bounds of the policy reports (DEFAULT_REPORT_BOUNDS when absent). */
+  readonly reportBounds?: ReportBounds | undefined;
 }
 
 export interface OperatorAuditOptions extends OperatorAuditSettings {
@@ -148,6 +151,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           audit: (signal) => {
             const collector = createReportCollector({
               store: options.store,
+              bounds: options.reportBounds,
               mayReport: (rule, target, namespace) => {
                 const obj = options.modRules.get(rule.key);
                 return obj === undefined || authorUnknown(rule) !== undefined

@@ -18,6 +18,11 @@ import {
   parseOptInRegex,
 } from '../audit/apply-opt-in.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
+import {
+  REPORT_BOUND_FLAG_OPTIONS,
+  reportBoundFlags,
+  reportBoundFlagsUsage,
+} from './operator-bound-flags.js';
 
 export {
   certificateExtraDnsNames,
@@ -77,7 +82,7 @@ Options:
   --apply-existing-rollout-timeout-seconds <n>
                                  a rollout stops counting against that bound after n seconds
                                  (default 600; a Deployment's progressDeadlineSeconds if shorter)
-${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
+${reportBoundFlagsUsage(31)}${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
 /** Parses `operator` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
@@ -119,6 +124,7 @@ export function parseOperatorArgs(
         'apply-existing-rollout-timeout-seconds': { type: 'string' },
         'helper-thread-nice': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
+        ...REPORT_BOUND_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -230,6 +236,7 @@ export function parseOperatorArgs(
           86_400,
         ) * 1000,
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
+      reportBounds: reportBoundFlags(values),
     },
   };
 }

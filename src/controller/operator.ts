@@ -169,6 +169,7 @@ export async function startOperator(
     applyExistingMaxRate: config.applyExistingMaxRate,
     applyExistingMaxRollouts: config.applyExistingMaxRollouts,
     applyExistingRolloutTimeoutMs: config.applyExistingRolloutTimeoutMs,
+    reportBounds: config.reportBounds,
     client,
     store,
     modRules,

@@ -104,7 +104,7 @@ describe('createReportCollector', () => {
         [cm('b'), CONFIGMAPS],
         [cm('c', { team: 'z', bad: 'true' }), CONFIGMAPS],
       ],
-      { maxFindings: 2, maxPasses: 1 },
+      { bounds: { maxFindings: 2, maxPasses: 1 } },
     );
     expect(results.map((r) => `${r.subject.name} ${r.policy} ${r.result}`)).toEqual([
       'a shop/label fail',

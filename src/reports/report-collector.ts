@@ -7,6 +7,7 @@ import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
 import { apiVersionOf, type TargetResource } from '../audit/target-resources.js';
 import { admissionNamespace } from '../webhook/admission/admission-evaluation.js';
 import { resultsForObject, type ReportResult } from './report-result.js';
+import { DEFAULT_REPORT_BOUNDS, type ReportBounds } from './report-bounds.js';
 
 export interface ReportCollectorOptions {
   /** The store the audit evaluates with: the rules an UPDATE of each object runs. */
@@ -24,10 +25,8 @@ export interface ReportCollectorOptions {
         namespace: string | undefined,
       ) => Promise<boolean>)
     | undefined;
-  /** Results kept with a non-pass outcome, at most (memory bound). */
-  readonly maxFindings?: number | undefined;
-  /** `pass` results kept, at most (memory bound; passes are the first to go). */
-  readonly maxPasses?: number | undefined;
+  /** The bounds of what is kept (DEFAULT_REPORT_BOUNDS when absent). */
+  readonly bounds?: Partial<ReportBounds> | undefined;
 }
 
 export interface CollectedResults {
@@ -47,9 +46,6 @@ export interface ReportCollector {
   collected(): CollectedResults;
 }
 
-export const DEFAULT_MAX_FINDINGS = 50_000;
-export const DEFAULT_MAX_PASSES = 100_000;
-
 /**
  * Gathers one audit's report results, one per object × rule that applies to it: the rules an
  * UPDATE of the object runs (its namespace's and the cluster-wide rules whose scope covers it,
@@ -57,8 +53,8 @@ export const DEFAULT_MAX_PASSES = 100_000;
  * `maxPasses` pass results and `maxFindings` others, further results are counted and dropped.
  */
 export function createReportCollector(options: ReportCollectorOptions): ReportCollector {
-  const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
-  const maxPasses = options.maxPasses ?? DEFAULT_MAX_PASSES;
+  const maxFindings = options.bounds?.maxFindings ?? DEFAULT_REPORT_BOUNDS.maxFindings;
+  const maxPasses = options.bounds?.maxPasses ?? DEFAULT_REPORT_BOUNDS.maxPasses;
   const findings: ReportResult[] = [];
   const passes: ReportResult[] = [];
   let dropped = 0;
