@@ -7,7 +7,8 @@ import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
 import { apiVersionOf, type TargetResource } from '../audit/target-resources.js';
 import { admissionNamespace } from '../webhook/admission/admission-evaluation.js';
 import { resultsForObject, type ReportResult } from './report-result.js';
-import { DEFAULT_REPORT_BOUNDS, type ReportBounds } from './report-bounds.js';
+import type { ReportBounds } from './report-bounds.js';
+import { BoundedResults, type PartialScope } from './report-quota.js';
 
 export interface ReportCollectorOptions {
   /** The store the audit evaluates with: the rules an UPDATE of each object runs. */
@@ -33,6 +34,11 @@ export interface CollectedResults {
   readonly results: readonly ReportResult[];
   /** Results left out because a bound was reached. */
   readonly dropped: number;
+  /**
+   * The report scopes (scopeKey: the namespace, '' for the cluster report) that left results out:
+   * their reports are partial, and none of them is deleted for want of results.
+   */
+  readonly partial?: ReadonlyMap<string, PartialScope> | undefined;
 }
 
 export interface ReportCollector {
@@ -49,15 +55,11 @@ export interface ReportCollector {
 /**
  * Gathers one audit's report results, one per object × rule that applies to it: the rules an
  * UPDATE of the object runs (its namespace's and the cluster-wide rules whose scope covers it,
- * for its kind, acting on UPDATE), minus those `mayReport` refuses. Memory is bounded: past
- * `maxPasses` pass results and `maxFindings` others, further results are counted and dropped.
+ * for its kind, acting on UPDATE), minus those `mayReport` refuses. What is kept is bounded per
+ * rule, per namespace and in all (BoundedResults); the scopes that lost results are `partial`.
  */
 export function createReportCollector(options: ReportCollectorOptions): ReportCollector {
-  const maxFindings = options.bounds?.maxFindings ?? DEFAULT_REPORT_BOUNDS.maxFindings;
-  const maxPasses = options.bounds?.maxPasses ?? DEFAULT_REPORT_BOUNDS.maxPasses;
-  const findings: ReportResult[] = [];
-  const passes: ReportResult[] = [];
-  let dropped = 0;
+  const kept = new BoundedResults(options.bounds);
 
   const reportable = async (
     rules: readonly CompiledRule[],
@@ -87,15 +89,11 @@ export function createReportCollector(options: ReportCollectorOptions): ReportCo
         evaluation,
         verdict,
         options.enforcement ?? ((rule) => rule.enforcement),
-      )) {
-        const list = result.result === 'pass' ? passes : findings;
-        const max = result.result === 'pass' ? maxPasses : maxFindings;
-        if (list.length < max) list.push(result);
-        else dropped++;
-      }
+      ))
+        kept.add(result);
     },
     collected(): CollectedResults {
-      return { results: [...findings, ...passes], dropped };
+      return { results: kept.results(), dropped: kept.dropped, partial: kept.partial() };
     },
   };
 }
