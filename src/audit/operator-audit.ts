@@ -93,6 +93,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
       return options.store.get(rule.slice(0, slash), rule.slice(slash + 1)) !== undefined;
     },
     { audit: options.auditIntervalMs > 0, apply: options.applyExistingRate > 0 },
+    options.metrics.ruleLabels,
   );
   const namespaceMap = (): Map<string, JsonObject> =>
     new Map(options.namespaces.list().map((ns) => [identityOf(ns).name, ns]));

@@ -19,9 +19,10 @@ import {
 } from '../audit/apply-opt-in.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 import {
-  REPORT_BOUND_FLAG_OPTIONS,
+  BOUND_FLAG_OPTIONS,
+  metricsBoundFlags,
   reportBoundFlags,
-  reportBoundFlagsUsage,
+  boundFlagsUsage,
 } from './operator-bound-flags.js';
 
 export {
@@ -82,7 +83,7 @@ Options:
   --apply-existing-rollout-timeout-seconds <n>
                                  a rollout stops counting against that bound after n seconds
                                  (default 600; a Deployment's progressDeadlineSeconds if shorter)
-${reportBoundFlagsUsage(31)}${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
+${boundFlagsUsage(31)}${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
 /** Parses `operator` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
@@ -124,7 +125,7 @@ export function parseOperatorArgs(
         'apply-existing-rollout-timeout-seconds': { type: 'string' },
         'helper-thread-nice': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
-        ...REPORT_BOUND_FLAG_OPTIONS,
+        ...BOUND_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -237,6 +238,7 @@ export function parseOperatorArgs(
         ) * 1000,
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
       reportBounds: reportBoundFlags(values),
+      ...metricsBoundFlags(values),
     },
   };
 }

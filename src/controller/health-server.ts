@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Metrics } from '../observability/metrics.js';
+import { cachedRender, DEFAULT_METRICS_CACHE_MS } from '../observability/render-cache.js';
 
 export interface HealthServer {
   readonly port: number;
@@ -11,14 +12,26 @@ export interface HealthServer {
 
 /**
  * Plain-HTTP /healthz, /readyz and /metrics for kubelet probes and Prometheus: the only listener
- * that serves /metrics (the webhook port, open to any client of the Service, does not).
+ * that serves /metrics (the webhook port, open to any client of the Service, does not). A
+ * rendered page is served again for `metricsCacheMs` (DEFAULT_METRICS_CACHE_MS), so scrapes in a
+ * loop cost one render per period (config/optional/operator-network-policy.yaml also keeps other
+ * Pods away from the port).
  */
 export async function startHealthServer(options: {
   host: string;
   port: number;
   ready: () => boolean;
   metrics: Metrics;
+  /** 0 renders every scrape (tests that scrape right after an action). */
+  metricsCacheMs?: number | undefined;
+  /** Milliseconds (the cache's clock); performance.now by default. */
+  now?: (() => number) | undefined;
 }): Promise<HealthServer> {
+  const render = cachedRender(
+    () => options.metrics.render(),
+    options.metricsCacheMs ?? DEFAULT_METRICS_CACHE_MS,
+    options.now ?? (() => performance.now()),
+  );
   // Probes and scrapes are quick: a client that dawdles is cut off as on the webhook port.
   const server: Server = createServer(
     { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 },
@@ -36,7 +49,7 @@ export async function startHealthServer(options: {
           .writeHead(ready ? 200 : 503, { 'content-type': 'text/plain' })
           .end(ready ? 'ok' : 'not ready');
       } else if (path === '/metrics') {
-        options.metrics.render().then(
+        render().then(
           (text) => res.writeHead(200, { 'content-type': options.metrics.contentType }).end(text),
           () => res.writeHead(500).end(),
         );

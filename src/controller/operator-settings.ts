@@ -57,6 +57,10 @@ export interface OperatorConfig {
   readonly helperThreadNice: number;
   /** The bounds of the periodic audit's policy reports (--report-max-*). */
   readonly reportBounds: ReportBounds;
+  /** Rules with per-rule metric series of their own (--metrics-max-rules). */
+  readonly metricsMaxRules: number;
+  /** How long a rendered /metrics page is served again, ms (--metrics-cache-ms; 0: never). */
+  readonly metricsCacheMs: number;
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

@@ -66,7 +66,13 @@ export async function startOperator(
   rt: OperatorRuntime,
 ): Promise<RunningOperator> {
   const { client, logger, metrics } = rt;
-  const store = new RuleStore({ clusterNamespace: config.clusterNamespace });
+  // A rule's per-rule metric series go with it (issue 37: not at the next scrape, if any).
+  const store = new RuleStore({
+    clusterNamespace: config.clusterNamespace,
+    onDelete: (key) => {
+      metrics.forgetRule(key);
+    },
+  });
   const lifetime = new AbortController();
   let stopping = false;
 
@@ -231,7 +237,14 @@ export async function startOperator(
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
-      : await startHealthServer({ host: config.host, port: config.healthPort, ready, metrics });
+      : await startHealthServer({
+          host: config.host,
+          port: config.healthPort,
+          ready,
+          metrics,
+          metricsCacheMs: config.metricsCacheMs,
+          now: rt.now,
+        });
   const startServer = (cert: ServingCertificate): Promise<StartedWebhookServer> =>
     startWebhookServer(
       {
