@@ -7,7 +7,12 @@ describe('registerAuditMetrics with the per-rule series cap', () => {
   it('folds the rules past the cap into other and drops a forgotten rule at once', async () => {
     const registry = new Registry();
     const labels = new RuleLabels(20); // two places per namespace
-    const metrics = registerAuditMetrics(registry, () => true, { audit: true, apply: true }, labels);
+    const metrics = registerAuditMetrics(
+      registry,
+      () => true,
+      { audit: true, apply: true },
+      labels,
+    );
     metrics.setAuditResult(
       new Map([
         ['a/r1', 1],
