@@ -23,7 +23,7 @@ import { createPeriodicAudit } from './periodic-audit.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
 import { publishReports } from '../reports/report-publisher.js';
-import type { ReportBounds } from '../reports/report-bounds.js';
+import type { ReportBounds } from '../reports/report-quota.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,

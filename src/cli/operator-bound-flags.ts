@@ -1,6 +1,6 @@
-import { DEFAULT_REPORT_BOUNDS, type ReportBounds } from '../reports/report-bounds.js';
+import { DEFAULT_REPORT_BOUNDS, type ReportBounds } from '../reports/report-quota.js';
 import { DEFAULT_MAX_RULE_SERIES, namespaceShare } from '../observability/rule-labels.js';
-import { DEFAULT_METRICS_CACHE_MS } from '../observability/render-cache.js';
+import { DEFAULT_METRICS_CACHE_MS } from '../controller/health-server.js';
 import { integerFlag } from './flag-values.js';
 
 /**

@@ -6,7 +6,7 @@ import {
   parseOperatorArgs,
 } from './operator-config.js';
 import { optInRefusal } from '../audit/apply-opt-in.js';
-import { DEFAULT_REPORT_BOUNDS } from '../reports/report-bounds.js';
+import { DEFAULT_REPORT_BOUNDS } from '../reports/report-quota.js';
 
 describe('parseOperatorArgs', () => {
   it('has the documented defaults, with the namespace from POD_NAMESPACE', () => {

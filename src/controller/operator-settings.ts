@@ -2,7 +2,7 @@ import type { ApplyOptIn } from '../audit/apply-opt-in.js';
 import { isIP } from 'node:net';
 import type { WorkLimits } from '../engine/work-limits.js';
 import type { LogLevel } from '../observability/logger.js';
-import type { ReportBounds } from '../reports/report-bounds.js';
+import type { ReportBounds } from '../reports/report-quota.js';
 
 /** Everything `kubemod-ts operator` is configured with, read once from flags and environment. */
 export interface OperatorConfig {

@@ -1,8 +1,13 @@
 import type { JsonObject } from '../engine/json.js';
 import { apiVersionOfReports, type ReportApi } from './report-api.js';
 import type { ReportResult, ResultKind } from './report-result.js';
-import { REPORT_BOUND_FLAGS, type ReportBounds } from './report-bounds.js';
-import { scopeKey, type BoundReached, type PartialScope } from './report-quota.js';
+import {
+  REPORT_BOUND_FLAGS,
+  scopeKey,
+  type BoundReached,
+  type PartialScope,
+  type ReportBounds,
+} from './report-quota.js';
 
 /** The `source` of every result and report kubemod-ts writes. */
 export const REPORT_SOURCE = 'kubemod-ts';

@@ -7,8 +7,7 @@ import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
 import { apiVersionOf, type TargetResource } from '../audit/target-resources.js';
 import { admissionNamespace } from '../webhook/admission/admission-evaluation.js';
 import { resultsForObject, type ReportResult } from './report-result.js';
-import type { ReportBounds } from './report-bounds.js';
-import { BoundedResults, type PartialScope } from './report-quota.js';
+import { BoundedResults, type PartialScope, type ReportBounds } from './report-quota.js';
 
 export interface ReportCollectorOptions {
   /** The store the audit evaluates with: the rules an UPDATE of each object runs. */
