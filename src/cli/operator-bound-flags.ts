@@ -45,17 +45,20 @@ export function boundFlagsUsage(width: number): string {
     ]),
     entry(width, '--report-max-results-per-namespace <n>', [
       "results one namespace's policy reports (or the cluster report) keep",
-      `(default ${String(d.maxPerNamespace)}); a namespace past it gets a partial report`,
+      `(default ${String(d.maxPerNamespace)}); past it the report is marked partial`,
     ]),
     entry(width, '--report-max-results-per-rule <n>', [
-      `results one rule adds to one namespace's policy reports (default ${String(d.maxPerRule)})`,
+      "results one rule adds to one namespace's policy reports",
+      `(default ${String(d.maxPerRule)})`,
     ]),
     entry(width, '--metrics-max-rules <n>', [
-      `rules with per-rule metric series of their own, a tenth of them per namespace`,
-      `(default ${String(DEFAULT_MAX_RULE_SERIES)}, ${String(namespaceShare(DEFAULT_MAX_RULE_SERIES))} per namespace); the others count as rule="other"`,
+      'rules with per-rule metric series of their own, a tenth of them per',
+      `namespace (default ${String(DEFAULT_MAX_RULE_SERIES)}: ${String(namespaceShare(DEFAULT_MAX_RULE_SERIES))} per namespace); the others count as`,
+      'rule="other"',
     ]),
     entry(width, '--metrics-cache-ms <ms>', [
-      `a rendered /metrics page is served again for this long (default ${String(DEFAULT_METRICS_CACHE_MS)}; 0: never)`,
+      'a rendered /metrics page is served again for this long',
+      `(default ${String(DEFAULT_METRICS_CACHE_MS)}; 0: never)`,
     ]),
   ].join('');
 }
