@@ -21,6 +21,7 @@ export const BUNDLE_SOURCES: readonly string[] = [
   'config/manager/service.yaml',
   'config/manager/deployment.yaml',
   'config/manager/pod-disruption-budget.yaml',
+  'config/manager/network-policy.yaml',
   'config/webhook/mutating-webhook-configuration.yaml',
   'config/webhook/validating-webhook-configuration.yaml',
 ];

@@ -46,7 +46,11 @@ export interface OptionalSource {
   readonly alsoRequires?: string;
 }
 
+/** Who may connect to the operator pods (the health port only from the `monitoring` namespace). */
+export const NETWORK_POLICY_SOURCE = 'config/manager/network-policy.yaml';
+
 export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
+  { path: NETWORK_POLICY_SOURCE, valuePath: 'networkPolicy.enabled', enabledByDefault: true },
   { path: AUDIT_RBAC_SOURCE, valuePath: 'rbac.audit.enabled', enabledByDefault: true },
   {
     path: APPLY_EXISTING_RBAC_SOURCE,

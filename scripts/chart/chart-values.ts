@@ -145,6 +145,13 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
       schema: { type: 'boolean' },
     },
     {
+      path: 'networkPolicy.enabled',
+      description:
+        'Render the NetworkPolicy (config/manager/network-policy.yaml): the webhook port open to the API server, the health port (/metrics) only to Pods in the namespace `monitoring`. Set false to apply your own.',
+      default: true,
+      schema: { type: 'boolean' },
+    },
+    {
       path: 'rbac.audit.enabled',
       description: 'Grant the audit read access to the targeted resources (not Secrets).',
       default: true,

@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { OTHER_RULE_LABEL, type RuleLabels } from '../observability/rule-labels.js';
 
 /** The audit's Prometheus series (per-rule label values name ModRules of the store only). */
 export interface AuditMetrics {
@@ -17,16 +18,19 @@ export interface AuditMetrics {
 
 /**
  * Registers the audit series on the operator's registry. Series of rules that no longer exist
- * (`exists` is false at scrape time) are dropped, so the label values stay bounded by the rules
- * that exist.
+ * (`exists` is false at scrape time, or `labels` forgets them) are dropped, so the label values
+ * stay bounded by the rules that exist; with `labels` (the operator's Metrics.ruleLabels) only
+ * the rules it gives a place have series of their own, the others count as `rule="other"`.
  */
 export function registerAuditMetrics(
   registry: Registry,
   exists: (rule: string) => boolean,
   enabled: { readonly audit: boolean; readonly apply: boolean } = { audit: true, apply: true },
+  labels?: RuleLabels,
 ): AuditMetrics {
   let perRule: ReadonlyMap<string, number> = new Map();
   const applied = new Set<string>();
+  const label = (rule: string): string => labels?.label(rule) ?? rule;
   // Only the series of the features that are on are registered (no zeros that mean "off").
   const registers = (on: boolean): Registry[] => (on ? [registry] : []);
   new Gauge({
@@ -36,7 +40,7 @@ export function registerAuditMetrics(
     registers: registers(enabled.audit),
     collect(): void {
       this.reset();
-      for (const [rule, count] of perRule) if (exists(rule)) this.set({ rule }, count);
+      for (const [rule, count] of perRule) if (exists(rule)) this.inc({ rule: label(rule) }, count);
     },
   });
   const audited = new Gauge({
@@ -61,12 +65,17 @@ export function registerAuditMetrics(
     registers: registers(enabled.apply),
     collect(): void {
       for (const rule of applied) {
-        if (exists(rule)) continue;
+        if (rule === OTHER_RULE_LABEL || exists(rule)) continue;
         applied.delete(rule);
         this.remove({ rule, result: 'updated' });
         this.remove({ rule, result: 'failed' });
       }
     },
+  });
+  labels?.onForget((rule) => {
+    if (!applied.delete(rule)) return;
+    appliedTotal.remove({ rule, result: 'updated' });
+    appliedTotal.remove({ rule, result: 'failed' });
   });
   return {
     setAuditResult(counts, summary): void {
@@ -76,8 +85,9 @@ export function registerAuditMetrics(
       completed.set(summary.completedAtMs / 1000);
     },
     appliedToExisting(rule, result): void {
-      applied.add(rule);
-      appliedTotal.inc({ rule, result });
+      const value = label(rule);
+      applied.add(value);
+      appliedTotal.inc({ rule: value, result });
     },
   };
 }

@@ -24,6 +24,7 @@ import { createPeriodicAudit } from './periodic-audit.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
 import { publishReports } from '../reports/report-publisher.js';
+import type { ReportBounds } from '../reports/report-quota.js';
 import {
   DEFAULT_DRAGNET_RULES,
   dragnetRulesOf,
@@ -46,6 +47,8 @@ export interface OperatorAuditSettings {
   readonly applyExistingSettleMs?: number;
   /** The namespaces whose rules may use apply-to-existing (the admin's label or regex). */
   readonly applyOptIn: ApplyOptIn;
+  /** The bounds of the policy reports (DEFAULT_REPORT_BOUNDS when absent). */
+  readonly reportBounds?: ReportBounds | undefined;
 }
 
 export interface OperatorAuditOptions extends OperatorAuditSettings {
@@ -93,6 +96,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
       return options.store.get(rule.slice(0, slash), rule.slice(slash + 1)) !== undefined;
     },
     { audit: options.auditIntervalMs > 0, apply: options.applyExistingRate > 0 },
+    options.metrics.ruleLabels,
   );
   const namespaceMap = (): Map<string, JsonObject> =>
     new Map(options.namespaces.list().map((ns) => [identityOf(ns).name, ns]));
@@ -156,6 +160,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           audit: (signal) => {
             const collector = createReportCollector({
               store: options.store,
+              bounds: options.reportBounds,
               mayReport: (rule, target, namespace) => {
                 const obj = options.modRules.get(rule.key);
                 return obj === undefined || authorUnknown(rule) !== undefined

@@ -31,9 +31,12 @@ import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js
 import { expandRuleFiles, readText } from './read-inputs.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
 import { OPEN_REPORTS, servedReportApis, type ReportApi } from '../reports/report-api.js';
-import { createReportCollector, type ReportCollector } from '../reports/report-collector.js';
+import {
+  createReportCollector,
+  type CollectedResults,
+  type ReportCollector,
+} from '../reports/report-collector.js';
 import { buildReports } from '../reports/report-build.js';
-import type { ReportResult } from '../reports/report-result.js';
 import type { KubeClient } from '../controller/kube-client.js';
 import { safeYaml } from '../engine/machine-text.js';
 
@@ -195,7 +198,7 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
       io.stdout(renderTable(report));
       break;
     case 'report': {
-      const collected = collector?.collected() ?? { results: [], dropped: 0 };
+      const collected: CollectedResults = collector?.collected() ?? { results: [], dropped: 0 };
       const [reportApi] = await reportApis();
       if (reportApi === undefined)
         io.stderr(
@@ -205,7 +208,7 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
         io.stderr(
           `kubemod-ts audit: ${String(collected.dropped)} result(s) left out (too many to keep)\n`,
         );
-      io.stdout(renderReports(reportApi ?? OPEN_REPORTS, collected.results));
+      io.stdout(renderReports(reportApi ?? OPEN_REPORTS, collected));
       break;
     }
   }
@@ -213,8 +216,8 @@ async function audit(config: AuditConfig, io: AuditIo): Promise<number> {
 }
 
 /** The reports a set of results makes, as a multi-document YAML stream (`kubectl apply -f -` ready). */
-function renderReports(reportApi: ReportApi, results: readonly ReportResult[]): string {
-  return buildReports(reportApi, results)
+function renderReports(reportApi: ReportApi, collected: CollectedResults): string {
+  return buildReports(reportApi, collected.results, undefined, collected.partial)
     .map((report) => `---\n${safeYaml(report.manifest)}`)
     .join('');
 }

@@ -74,7 +74,7 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
     operator = await startOperator(config, {
       client,
       logger,
-      metrics: createMetrics(),
+      metrics: createMetrics({ maxRuleSeries: config.metricsMaxRules }),
       now: () => Date.now(),
       delay: sleepWithSignal,
       helperThreads,

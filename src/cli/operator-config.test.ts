@@ -6,6 +6,7 @@ import {
   parseOperatorArgs,
 } from './operator-config.js';
 import { optInRefusal } from '../audit/apply-opt-in.js';
+import { DEFAULT_REPORT_BOUNDS } from '../reports/report-quota.js';
 
 describe('parseOperatorArgs', () => {
   it('has the documented defaults, with the namespace from POD_NAMESPACE', () => {
@@ -70,6 +71,34 @@ describe('parseOperatorArgs', () => {
     );
     expect(() => parseOperatorArgs(['--apply-existing-max-rollouts', 'two'], {})).toThrow(
       /--apply-existing-max-rollouts must be an integer between 1 and 1000/,
+    );
+    const defaults = parseOperatorArgs([], {});
+    expect(defaults.kind === 'config' && defaults.config).toMatchObject({
+      reportBounds: DEFAULT_REPORT_BOUNDS,
+      metricsMaxRules: 1000,
+      metricsCacheMs: 5000,
+    });
+    const bounded = parseOperatorArgs(
+      [
+        '--report-max-results-per-namespace=10',
+        '--report-max-results-per-rule=3',
+        '--report-max-findings=12',
+        '--report-max-passes=0',
+        '--metrics-max-rules=50',
+        '--metrics-cache-ms=0',
+      ],
+      {},
+    );
+    expect(bounded.kind === 'config' && bounded.config).toMatchObject({
+      reportBounds: { maxPerNamespace: 10, maxPerRule: 3, maxFindings: 12, maxPasses: 0 },
+      metricsMaxRules: 50,
+      metricsCacheMs: 0,
+    });
+    expect(() => parseOperatorArgs(['--report-max-results-per-rule=0'], {})).toThrow(
+      /--report-max-results-per-rule must be an integer between 1 and 10000000, got "0"/,
+    );
+    expect(() => parseOperatorArgs(['--metrics-max-rules=lots'], {})).toThrow(
+      /--metrics-max-rules must be an integer/,
     );
     const niced = parseOperatorArgs(['--helper-thread-nice', '10'], {});
     expect(niced.kind === 'config' && niced.config.helperThreadNice).toBe(10);

@@ -23,6 +23,12 @@ import {
   parseLookupKinds,
 } from '../controller/lookup-caches/lookup-kinds.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
+import {
+  BOUND_FLAG_OPTIONS,
+  metricsBoundFlags,
+  reportBoundFlags,
+  boundFlagsUsage,
+} from './operator-bound-flags.js';
 
 export {
   certificateExtraDnsNames,
@@ -91,7 +97,7 @@ Options:
                                  Kind[:metadata][@key=value&...] entries; "none" caches
                                  nothing (default ${DEFAULT_LOOKUP_KINDS});
                                  the operator also needs config/optional/lookups-rbac.yaml
-${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
+${boundFlagsUsage(31)}${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
 /** Parses `operator` flags (argv without the command name). Throws INPUT_INVALID naming the flag. */
@@ -135,6 +141,7 @@ export function parseOperatorArgs(
         'helper-thread-nice': { type: 'string' },
         'lookup-kinds': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
+        ...BOUND_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -248,6 +255,8 @@ export function parseOperatorArgs(
         ) * 1000,
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
       lookupKinds: parseLookupKinds(values['lookup-kinds']),
+      reportBounds: reportBoundFlags(values),
+      ...metricsBoundFlags(values),
     },
   };
 }

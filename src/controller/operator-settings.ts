@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { WorkLimits } from '../engine/work-limits.js';
 import type { LogLevel } from '../observability/logger.js';
 import type { LookupKind } from './lookup-caches/lookup-kinds.js';
+import type { ReportBounds } from '../reports/report-quota.js';
 
 /** Everything `kubemod-ts operator` is configured with, read once from flags and environment. */
 export interface OperatorConfig {
@@ -59,6 +60,12 @@ export interface OperatorConfig {
   readonly helperThreadNice: number;
   /** The kinds cached for lookups (--lookup-kinds; docs/lookups-operator.md). */
   readonly lookupKinds: readonly LookupKind[];
+  /** The bounds of the periodic audit's policy reports (--report-max-*). */
+  readonly reportBounds: ReportBounds;
+  /** Rules with per-rule metric series of their own (--metrics-max-rules). */
+  readonly metricsMaxRules: number;
+  /** How long a rendered /metrics page is served again, ms (--metrics-cache-ms; 0: never). */
+  readonly metricsCacheMs: number;
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

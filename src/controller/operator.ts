@@ -70,7 +70,13 @@ export async function startOperator(
   rt: OperatorRuntime,
 ): Promise<RunningOperator> {
   const { client, logger, metrics } = rt;
-  const store = new RuleStore({ clusterNamespace: config.clusterNamespace });
+  // A rule's per-rule metric series go with it (issue 37: not at the next scrape, if any).
+  const store = new RuleStore({
+    clusterNamespace: config.clusterNamespace,
+    onDelete: (key) => {
+      metrics.forgetRule(key);
+    },
+  });
   const lifetime = new AbortController();
   let stopping = false;
   // The key that signs author records (its own Secret, shared by every replica) comes first:
@@ -203,6 +209,7 @@ export async function startOperator(
     applyExistingMaxRollouts: config.applyExistingMaxRollouts,
     applyExistingRolloutTimeoutMs: config.applyExistingRolloutTimeoutMs,
     authorSigner: signer,
+    reportBounds: config.reportBounds,
     client,
     store,
     modRules,
@@ -267,7 +274,14 @@ export async function startOperator(
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
-      : await startHealthServer({ host: config.host, port: config.healthPort, ready, metrics });
+      : await startHealthServer({
+          host: config.host,
+          port: config.healthPort,
+          ready,
+          metrics,
+          metricsCacheMs: config.metricsCacheMs,
+          now: rt.now,
+        });
   const startServer = (cert: ServingCertificate): Promise<StartedWebhookServer> =>
     startWebhookServer(
       {

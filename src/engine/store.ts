@@ -83,9 +83,15 @@ export class RuleStore {
   private readonly groups = new Map<string, RuleGroup>();
   /** Cluster-wide rules that apply to each namespace, cached until a cluster-wide rule changes. */
   private readonly clusterRulesByNamespace = new Map<string, RuleGroup>();
+  private readonly onDelete: ((key: string) => void) | undefined;
 
-  constructor(options: { clusterNamespace?: string } = {}) {
+  /**
+   * `onDelete` is told the key (`<namespace>/<name>`) of every rule that leaves the store (the
+   * operator drops the rule's metric series with it).
+   */
+  constructor(options: { clusterNamespace?: string; onDelete?: (key: string) => void } = {}) {
     this.clusterNamespace = options.clusterNamespace ?? DEFAULT_CLUSTER_NAMESPACE;
+    this.onDelete = options.onDelete;
   }
 
   put(rule: CompiledRule): void {
@@ -102,6 +108,7 @@ export class RuleStore {
     group.invalidate();
     if (group.rules.size === 0) this.groups.delete(namespace);
     if (namespace === this.clusterNamespace) this.clusterRulesByNamespace.clear();
+    this.onDelete?.(`${namespace}/${name}`);
     return true;
   }
 

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RuleLabels } from './rule-labels.js';
 
 /**
  * Result label of a webhook request: `allowed` (unchanged), `patched`, `rejected` (403 by an
@@ -48,11 +49,18 @@ export interface Metrics {
   /** Where `kubemod_rules_loaded` reads its values from at scrape time (the current store). */
   setRuleCountSource(source: () => ReadonlyMap<string, number>): void;
   /**
-   * Which rules still exist (`<namespace>/<name>`): at scrape time the per-rule series of rules
-   * that are gone are dropped, so tenants who keep creating rules under new names cannot grow
-   * /metrics without bound.
+   * Which rules still exist (`<namespace>/<name>`): a backstop for rule sources that replace the
+   * whole store (`serve`'s directory) and for counts made after a rule's deletion: at scrape time
+   * the rules with series of their own that are gone are forgotten.
    */
   setRulePresence(exists: (rule: string) => boolean): void;
+  /**
+   * The rule left the store: its per-rule series go now, not at the next scrape (there may be
+   * none: the default install has no scraper).
+   */
+  forgetRule(rule: string): void;
+  /** Which rules have per-rule series of their own (the cap; the others are `rule="other"`). */
+  readonly ruleLabels: RuleLabels;
   /** Prometheus text exposition of every metric. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -92,13 +100,22 @@ export function codeLabel(code: string): string {
   return CATALOG_CODE.test(code) ? code : 'other';
 }
 
+export interface MetricsOptions {
+  /** Rules with per-rule series of their own at most (RuleLabels; DEFAULT_MAX_RULE_SERIES). */
+  readonly maxRuleSeries?: number | undefined;
+}
+
 /**
  * Creates the process metrics on a fresh Registry. Label values are bounded: webhook and result
  * are fixed sets, operation and code are mapped onto fixed sets, and rule and namespace labels
- * name ModRules of the rule store (never rules sent in a request, such as /v1/dryrun's).
+ * name ModRules of the rule store (never rules sent in a request, such as /v1/dryrun's), at most
+ * `maxRuleSeries` of them (the others are counted as `rule="other"`).
  */
-export function createMetrics(): Metrics {
+export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
+  const ruleLabels = new RuleLabels(options.maxRuleSeries);
+  // The error codes each rule has series for (to remove them when it is forgotten).
+  const codesOf = new Map<string, Set<string>>();
   let ruleCounts: () => ReadonlyMap<string, number> = () => new Map();
   let ruleExists: ((rule: string) => boolean) | undefined;
   const requests = new Counter({
@@ -156,6 +173,13 @@ export function createMetrics(): Metrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  ruleLabels.onForget((rule) => {
+    patches.remove({ rule });
+    rejections.remove({ rule });
+    for (const result of RULE_RESULTS) results.remove({ rule, result });
+    for (const code of codesOf.get(rule) ?? []) errors.remove({ rule, code });
+    codesOf.delete(rule);
+  });
   new Gauge({
     name: 'kubemod_rules_loaded',
     help: 'ModRules currently loaded, per namespace.',
@@ -173,17 +197,25 @@ export function createMetrics(): Metrics {
       requests.inc({ webhook, operation: operationLabel(operation), result });
       latency.observe({ webhook }, seconds);
     },
+    ruleLabels,
     rulePatched: (rule) => {
-      patches.inc({ rule });
+      patches.inc({ rule: ruleLabels.label(rule) });
     },
     ruleRejected: (rule) => {
-      rejections.inc({ rule });
+      rejections.inc({ rule: ruleLabels.label(rule) });
     },
     ruleFailed: (rule, code) => {
-      errors.inc({ rule, code: codeLabel(code) });
+      const label = ruleLabels.label(rule);
+      const codes = codesOf.get(label) ?? new Set<string>();
+      codesOf.set(label, codes);
+      codes.add(codeLabel(code));
+      errors.inc({ rule: label, code: codeLabel(code) });
     },
     ruleResult: (rule, result) => {
-      results.inc({ rule, result });
+      results.inc({ rule: ruleLabels.label(rule), result });
+    },
+    forgetRule: (rule) => {
+      ruleLabels.forget(rule);
     },
     observeEventLoopLag(seconds): void {
       lag.observe(seconds);
@@ -200,29 +232,11 @@ export function createMetrics(): Metrics {
     setRulePresence(exists): void {
       ruleExists = exists;
     },
-    render: async () => {
-      if (ruleExists !== undefined) {
-        const exists = ruleExists;
-        await Promise.all([
-          pruneRules(patches, exists),
-          pruneRules(rejections, exists),
-          pruneRules(errors, exists),
-          pruneRules(results, exists),
-        ]);
-      }
+    render: () => {
+      // Bounded by the cap: only the rules with series of their own are looked up.
+      if (ruleExists !== undefined)
+        for (const rule of ruleLabels.rules()) if (!ruleExists(rule)) ruleLabels.forget(rule);
       return registry.metrics();
     },
   };
-}
-
-/** Removes the series of a per-rule counter whose rule no longer exists. */
-async function pruneRules<T extends string>(
-  counter: Counter<T | 'rule'>,
-  exists: (rule: string) => boolean,
-): Promise<void> {
-  const { values } = await counter.get();
-  for (const { labels } of values) {
-    const rule: unknown = labels.rule;
-    if (typeof rule === 'string' && !exists(rule)) counter.remove(labels);
-  }
 }

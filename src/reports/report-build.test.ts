@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
 import { OPEN_REPORTS, WG_POLICY } from './report-api.js';
-import { buildReports, reportName } from './report-build.js';
+import { buildReports, PARTIAL_ANNOTATION, reportName } from './report-build.js';
 import { reportResult as result } from './report-fixtures.test-support.js';
 
 function results(manifest: JsonObject): { resources: { name: string }[]; result: string }[] {
@@ -82,6 +82,51 @@ describe('buildReports', () => {
     expect(buildReports(OPEN_REPORTS, many, 3)).toEqual(reports);
     expect(reportName(1)).toBe('kubemod-ts');
     expect(reportName(12)).toBe('kubemod-ts-12');
+  });
+
+  it("puts a cluster-wide rule's results about namespaced objects in the cluster report", () => {
+    const reports = buildReports(OPEN_REPORTS, [
+      result('shop', 'a', 'fail'),
+      result('shop', 'a', 'fail', 'kubemod-system/platform'),
+      result('bank', 'a', 'pass', 'kubemod-system/platform'),
+    ]);
+    expect(reports.map((r) => [r.namespace, r.manifest.kind])).toEqual([
+      [undefined, 'ClusterReport'],
+      ['shop', 'Report'],
+    ]);
+    const cluster = reports[0]?.manifest.results as {
+      policy: string;
+      resources: { namespace?: string }[];
+    }[];
+    // Sorted by the object's namespace too, and each result names it.
+    expect(cluster.map((r) => `${r.resources[0]?.namespace ?? ''} ${r.policy}`)).toEqual([
+      'bank kubemod-system/platform',
+      'shop kubemod-system/platform',
+    ]);
+    expect(results(reports[1]?.manifest ?? {})).toHaveLength(1);
+  });
+
+  it('marks every page of a partial scope with the bounds it reached', () => {
+    const reports = buildReports(
+      OPEN_REPORTS,
+      [result('shop', 'a', 'fail'), result('shop', 'b', 'fail'), result('bank', 'x', 'fail')],
+      1,
+      new Map([['shop', { dropped: 7, reasons: ['namespace', 'rule'] as const }]]),
+    );
+    const annotations = reports.map(
+      (r) => (r.manifest.metadata as { annotations?: Record<string, string> }).annotations,
+    );
+    expect(annotations).toEqual([
+      undefined,
+      {
+        [PARTIAL_ANNOTATION]:
+          '7 result(s) of the last audit left out (bounds reached: --report-max-results-per-namespace, --report-max-results-per-rule)',
+      },
+      {
+        [PARTIAL_ANNOTATION]:
+          '7 result(s) of the last audit left out (bounds reached: --report-max-results-per-namespace, --report-max-results-per-rule)',
+      },
+    ]);
   });
 
   it('makes no report without results and refuses a bad page size', () => {

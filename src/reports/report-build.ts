@@ -1,12 +1,24 @@
 import type { JsonObject } from '../engine/json.js';
 import { apiVersionOfReports, type ReportApi } from './report-api.js';
 import type { ReportResult, ResultKind } from './report-result.js';
+import {
+  REPORT_BOUND_FLAGS,
+  scopeKey,
+  type BoundReached,
+  type PartialScope,
+  type ReportBounds,
+} from './report-quota.js';
 
 /** The `source` of every result and report kubemod-ts writes. */
 export const REPORT_SOURCE = 'kubemod-ts';
 /** The label that marks a report as kubemod-ts's own: cleanup only ever touches these. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'kubemod-ts';
+/**
+ * The annotation on a report whose scope left results out because a bound was reached; its value
+ * says how many and which bound. A report so marked is never deleted for want of results.
+ */
+export const PARTIAL_ANNOTATION = 'api.kubemod.io/report-partial';
 /** The first report of a namespace (or of the cluster); later pages are `<base>-2`, `<base>-3`, … */
 export const REPORT_BASE_NAME = 'kubemod-ts';
 /**
@@ -42,8 +54,20 @@ function compareText(a: string, b: string): number {
 
 /** Results in a fixed order (object, then rule), so that the same findings give the same reports. */
 export function compareResults(a: ReportResult, b: ReportResult): number {
-  const ka = [a.subject.kind, a.subject.name, a.subject.apiVersion, a.policy].join('\u0000');
-  const kb = [b.subject.kind, b.subject.name, b.subject.apiVersion, b.policy].join('\u0000');
+  const ka = [
+    a.subject.kind,
+    a.subject.namespace ?? '',
+    a.subject.name,
+    a.subject.apiVersion,
+    a.policy,
+  ].join('\u0000');
+  const kb = [
+    b.subject.kind,
+    b.subject.namespace ?? '',
+    b.subject.name,
+    b.subject.apiVersion,
+    b.policy,
+  ].join('\u0000');
   return compareText(ka, kb);
 }
 
@@ -76,14 +100,37 @@ function resultManifest(r: ReportResult): JsonObject {
   };
 }
 
+const BOUND_FLAG: Readonly<Record<BoundReached, readonly (keyof ReportBounds)[]>> = {
+  rule: ['maxPerRule'],
+  namespace: ['maxPerNamespace'],
+  total: ['maxFindings', 'maxPasses'],
+};
+
+/** The PARTIAL_ANNOTATION text of a scope that left results out. */
+export function partialNote(partial: PartialScope): string {
+  const flags = partial.reasons.flatMap((r) => BOUND_FLAG[r].map((k) => REPORT_BOUND_FLAGS[k]));
+  return `${String(partial.dropped)} result(s) of the last audit left out (bounds reached: ${flags.join(', ')})`;
+}
+
+/** partialNote of every partial scope, by scopeKey. */
+export function partialNotes(
+  partial: ReadonlyMap<string, PartialScope> | undefined,
+): Map<string, string> {
+  return new Map(
+    [...(partial ?? new Map<string, PartialScope>())].map(([k, p]) => [k, partialNote(p)]),
+  );
+}
+
 function reportManifest(
   api: ReportApi,
   namespace: string | undefined,
   name: string,
   results: readonly ReportResult[],
+  note: string | undefined,
 ): JsonObject {
   const metadata: JsonObject = { name, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } };
   if (namespace !== undefined) metadata.namespace = namespace;
+  if (note !== undefined) metadata.annotations = { [PARTIAL_ANNOTATION]: note };
   const summary = summaryOf(results);
   return {
     apiVersion: apiVersionOfReports(api),
@@ -96,14 +143,17 @@ function reportManifest(
 }
 
 /**
- * The reports a set of results makes: one per namespace that has results and one cluster report
- * for cluster-scoped objects, each split into pages of `resultsPerReport` results (named by
- * reportName), results in compareResults order. Namespaces and reports come out sorted by name.
+ * The reports a set of results makes: one per namespace that has results of its own rules and
+ * one cluster report for cluster-scoped objects and cluster-wide rules (by the results'
+ * reportNamespace), each split into pages of `resultsPerReport` results (named by reportName),
+ * results in compareResults order. Namespaces and reports come out sorted by name. Every page of
+ * a scope in `partial` carries PARTIAL_ANNOTATION.
  */
 export function buildReports(
   api: ReportApi,
   results: readonly ReportResult[],
   resultsPerReport: number = DEFAULT_RESULTS_PER_REPORT,
+  partial?: ReadonlyMap<string, PartialScope>,
 ): DesiredReport[] {
   if (!Number.isInteger(resultsPerReport) || resultsPerReport < 1)
     throw new RangeError(
@@ -111,7 +161,7 @@ export function buildReports(
     );
   const byScope = new Map<string, ReportResult[]>();
   for (const r of results) {
-    const key = r.subject.namespace ?? '';
+    const key = scopeKey(r.reportNamespace);
     const list = byScope.get(key);
     if (list === undefined) byScope.set(key, [r]);
     else list.push(r);
@@ -120,10 +170,12 @@ export function buildReports(
   for (const scope of [...byScope.keys()].sort(compareText)) {
     const namespace = scope === '' ? undefined : scope;
     const sorted = [...(byScope.get(scope) ?? [])].sort(compareResults);
+    const scopePartial = partial?.get(scope);
+    const note = scopePartial === undefined ? undefined : partialNote(scopePartial);
     for (let page = 1; (page - 1) * resultsPerReport < sorted.length; page++) {
       const chunk = sorted.slice((page - 1) * resultsPerReport, page * resultsPerReport);
       const name = reportName(page);
-      out.push({ namespace, name, manifest: reportManifest(api, namespace, name, chunk) });
+      out.push({ namespace, name, manifest: reportManifest(api, namespace, name, chunk, note) });
     }
   }
   return out;

@@ -77,11 +77,18 @@ describe('createReportCollector', () => {
     ]);
     expect(dropped).toBe(0);
     expect(
-      results.map((r) => `${r.subject.namespace ?? '-'}/${r.subject.name} ${r.policy} ${r.result}`),
+      results
+        .map(
+          (r) =>
+            `${r.subject.namespace ?? '-'}/${r.subject.name} ${r.policy} ${r.result} in ${r.reportNamespace ?? 'cluster report'}`,
+        )
+        .sort(),
     ).toEqual([
-      'shop/a kubemod-system/no-bad fail',
-      'shop/a shop/label pass',
-      '-/shop kubemod-system/no-bad pass',
+      // A cluster-wide rule's results are the cluster report's, whatever namespace the object is
+      // in: readers of the namespace's report (`view`) must not see an admin's findings.
+      '-/shop kubemod-system/no-bad pass in cluster report',
+      'shop/a kubemod-system/no-bad fail in cluster report',
+      'shop/a shop/label pass in shop',
     ]);
   });
 
@@ -104,7 +111,7 @@ describe('createReportCollector', () => {
         [cm('b'), CONFIGMAPS],
         [cm('c', { team: 'z', bad: 'true' }), CONFIGMAPS],
       ],
-      { maxFindings: 2, maxPasses: 1 },
+      { bounds: { maxFindings: 2, maxPasses: 1 } },
     );
     expect(results.map((r) => `${r.subject.name} ${r.policy} ${r.result}`)).toEqual([
       'a shop/label fail',
@@ -113,4 +120,60 @@ describe('createReportCollector', () => {
     ]);
     expect(dropped).toBe(3);
   });
+
+  it('does not let a namespace that comes first crowd the others out', async () => {
+    // Tenant `aaa` (audited first) has 5 Reject rules and 10 objects that break them all: 50
+    // findings; the whole audit keeps 12. `prod` has one rule and two objects.
+    const store = new RuleStore();
+    const reject = (ns: string, name: string): void => {
+      store.put(
+        makeRule(ns, name, {
+          type: 'Reject',
+          match: [{ select: '$.metadata.labels.bad', matchValue: 'true' }],
+        }),
+      );
+    };
+    for (let i = 0; i < 5; i++) reject('aaa', `r${String(i)}`);
+    reject('prod', 'no-bad');
+    const collector = createReportCollector({
+      store,
+      enforcement: () => 'Enforce',
+      bounds: { maxFindings: 12, maxPasses: 4, maxPerNamespace: 6, maxPerRule: 2 },
+    });
+    const objects: JsonObject[] = [
+      ...Array.from({ length: 10 }, (_, i) => inNs('aaa', `c${String(i)}`, { bad: 'true' })),
+      inNs('aaa', 'fine'),
+      inNs('prod', 'bad', { bad: 'true' }),
+      inNs('prod', 'good'),
+    ];
+    for (const object of objects) {
+      const namespace = (object.metadata as { namespace: string }).namespace;
+      const result = evaluate(store, { operation: 'UPDATE', namespace, object });
+      await collector.observe(object, CONFIGMAPS, result, verdictOf(result));
+    }
+    const { results, partial } = collector.collected();
+    const of = (ns: string): string[] =>
+      results
+        .filter((r) => r.reportNamespace === ns)
+        .map((r) => `${r.subject.name} ${r.rule} ${r.result}`);
+    expect(of('prod')).toEqual(['bad no-bad fail', 'good no-bad pass']);
+    // aaa keeps its share: 6 results, at most 2 per rule, findings rather than passes.
+    const aaa = results.filter((r) => r.reportNamespace === 'aaa');
+    expect(aaa).toHaveLength(6);
+    expect(aaa.every((r) => r.result === 'fail')).toBe(true);
+    const perRule = new Map<string, number>();
+    for (const r of aaa) perRule.set(r.rule, (perRule.get(r.rule) ?? 0) + 1);
+    expect(Math.max(...perRule.values())).toBeLessThanOrEqual(2);
+    expect([...(partial ?? new Map<string, unknown>()).keys()]).toEqual(['aaa']);
+    expect(partial?.get('aaa')).toEqual({ dropped: 49, reasons: ['namespace', 'rule'] });
+  });
+});
+
+const inNs = (
+  namespace: string,
+  name: string,
+  labels: Record<string, string> = {},
+): JsonObject => ({
+  kind: 'ConfigMap',
+  metadata: { name, namespace, labels },
 });

@@ -7,6 +7,7 @@ import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
 import { apiVersionOf, type TargetResource } from '../audit/target-resources.js';
 import { admissionNamespace } from '../webhook/admission/admission-evaluation.js';
 import { resultsForObject, type ReportResult } from './report-result.js';
+import { BoundedResults, type PartialScope, type ReportBounds } from './report-quota.js';
 
 export interface ReportCollectorOptions {
   /** The store the audit evaluates with: the rules an UPDATE of each object runs. */
@@ -24,16 +25,19 @@ export interface ReportCollectorOptions {
         namespace: string | undefined,
       ) => Promise<boolean>)
     | undefined;
-  /** Results kept with a non-pass outcome, at most (memory bound). */
-  readonly maxFindings?: number | undefined;
-  /** `pass` results kept, at most (memory bound; passes are the first to go). */
-  readonly maxPasses?: number | undefined;
+  /** The bounds of what is kept (DEFAULT_REPORT_BOUNDS when absent). */
+  readonly bounds?: Partial<ReportBounds> | undefined;
 }
 
 export interface CollectedResults {
   readonly results: readonly ReportResult[];
   /** Results left out because a bound was reached. */
   readonly dropped: number;
+  /**
+   * The report scopes (scopeKey: the namespace, '' for the cluster report) that left results out:
+   * their reports are partial, and none of them is deleted for want of results.
+   */
+  readonly partial?: ReadonlyMap<string, PartialScope> | undefined;
 }
 
 export interface ReportCollector {
@@ -47,21 +51,14 @@ export interface ReportCollector {
   collected(): CollectedResults;
 }
 
-export const DEFAULT_MAX_FINDINGS = 50_000;
-export const DEFAULT_MAX_PASSES = 100_000;
-
 /**
  * Gathers one audit's report results, one per object × rule that applies to it: the rules an
  * UPDATE of the object runs (its namespace's and the cluster-wide rules whose scope covers it,
- * for its kind, acting on UPDATE), minus those `mayReport` refuses. Memory is bounded: past
- * `maxPasses` pass results and `maxFindings` others, further results are counted and dropped.
+ * for its kind, acting on UPDATE), minus those `mayReport` refuses. What is kept is bounded per
+ * rule, per namespace and in all (BoundedResults); the scopes that lost results are `partial`.
  */
 export function createReportCollector(options: ReportCollectorOptions): ReportCollector {
-  const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
-  const maxPasses = options.maxPasses ?? DEFAULT_MAX_PASSES;
-  const findings: ReportResult[] = [];
-  const passes: ReportResult[] = [];
-  let dropped = 0;
+  const kept = new BoundedResults(options.bounds);
 
   const reportable = async (
     rules: readonly CompiledRule[],
@@ -91,15 +88,11 @@ export function createReportCollector(options: ReportCollectorOptions): ReportCo
         evaluation,
         verdict,
         options.enforcement ?? ((rule) => rule.enforcement),
-      )) {
-        const list = result.result === 'pass' ? passes : findings;
-        const max = result.result === 'pass' ? maxPasses : maxFindings;
-        if (list.length < max) list.push(result);
-        else dropped++;
-      }
+      ))
+        kept.add(result);
     },
     collected(): CollectedResults {
-      return { results: [...findings, ...passes], dropped };
+      return { results: kept.results(), dropped: kept.dropped, partial: kept.partial() };
     },
   };
 }

@@ -9,6 +9,7 @@ export function reportResult(
 ): ReportResult {
   return {
     subject: { apiVersion: 'v1', kind: 'ConfigMap', namespace, name, uid: `uid-${name}` },
+    reportNamespace: policy.startsWith('kubemod-system/') ? undefined : namespace,
     policy,
     rule: policy.slice(policy.indexOf('/') + 1),
     result: outcome,

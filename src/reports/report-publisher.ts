@@ -2,7 +2,7 @@ import { isStatus, type KubeClient } from '../controller/kube-client.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import { apiVersionOfReports, servedReportApis } from './report-api.js';
-import { buildReports, DEFAULT_RESULTS_PER_REPORT } from './report-build.js';
+import { buildReports, DEFAULT_RESULTS_PER_REPORT, partialNotes } from './report-build.js';
 import type { CollectedResults } from './report-collector.js';
 import { syncReports, type ReportSyncResult } from './report-sync.js';
 
@@ -33,17 +33,24 @@ export async function publishReports(
       options.logger.debug({}, 'policy reports: the cluster serves no report API; none written');
       return undefined;
     }
+    const notes = partialNotes(collected.partial);
     if (collected.dropped > 0)
       options.logger.warn(
-        { dropped: collected.dropped },
-        'policy reports: too many results; some were left out of the reports',
+        {
+          dropped: collected.dropped,
+          partial: [...notes]
+            .slice(0, 20)
+            .map(([scope, note]) => `${scope || '(cluster)'}: ${note}`),
+        },
+        'policy reports: too many results; some were left out, and those reports are marked partial',
       );
     const desired = buildReports(
       api,
       collected.results,
       options.resultsPerReport ?? DEFAULT_RESULTS_PER_REPORT,
+      collected.partial,
     );
-    const result = await syncReports(options.client, api, desired, stale);
+    const result = await syncReports(options.client, api, desired, stale, notes);
     const fields = {
       api: apiVersionOfReports(api),
       reports: desired.length,
@@ -51,6 +58,7 @@ export async function publishReports(
       updated: result.updated,
       unchanged: result.unchanged,
       deleted: result.deleted,
+      kept: result.kept,
       failed: result.failed.slice(0, 20),
     };
     if (result.failed.length > 0)

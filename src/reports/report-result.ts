@@ -19,6 +19,13 @@ export interface ReportSubject {
 /** One object × rule: what an UPDATE of the object as it is now would meet from the rule. */
 export interface ReportResult {
   readonly subject: ReportSubject;
+  /**
+   * The namespace whose report holds the result: the object's, for a rule of that namespace.
+   * Undefined for the cluster report, which holds the results of cluster-scoped objects and every
+   * result of a cluster-wide rule (an admin's findings are not for whoever may read the
+   * namespace's reports).
+   */
+  readonly reportNamespace: string | undefined;
   /** `<namespace>/<name>` of the ModRule. */
   readonly policy: string;
   /** The ModRule's name. */
@@ -101,7 +108,12 @@ export function resultsForObject(
   const changedPaths = new Set(verdict.patch.map((op) => op.path));
   const out: ReportResult[] = [];
   for (const rule of rules) {
-    const base = { subject, policy: rule.key, rule: rule.name };
+    const base = {
+      subject,
+      reportNamespace: rule.scope.kind === 'cluster' ? undefined : subject.namespace,
+      policy: rule.key,
+      rule: rule.name,
+    };
     const failure = failures.get(rule.key);
     if (failure !== undefined) {
       out.push({

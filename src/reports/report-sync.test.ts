@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeApiError, type KubeClient, type KubeRequest } from '../controller/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { OPEN_REPORTS, WG_POLICY } from './report-api.js';
-import { buildReports } from './report-build.js';
+import { buildReports, PARTIAL_ANNOTATION, partialNotes } from './report-build.js';
 import { reportResult } from './report-fixtures.test-support.js';
 import { canonicalJson, sameContent, syncReports } from './report-sync.js';
 
@@ -153,6 +153,77 @@ describe('syncReports', () => {
     const result = await syncReports(failing, OPEN_REPORTS, buildReports(OPEN_REPORTS, first));
     expect(result.created).toBe(1);
     expect(result.failed).toEqual(['create ClusterReport kubemod-ts: forbidden']);
+  });
+});
+
+describe('syncReports of a partial scope', () => {
+  const first = [
+    reportResult('shop', 'a', 'fail'),
+    reportResult('shop', 'b', 'pass'),
+    reportResult(undefined, 'ns', 'pass', 'kubemod-system/c'),
+  ];
+  const SHOP = '/apis/openreports.io/v1alpha1/namespaces/shop/reports/kubemod-ts';
+  const annotation = (obj: JsonObject | undefined): string | undefined =>
+    (obj?.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[
+      PARTIAL_ANNOTATION
+    ];
+
+  it('never deletes a report because a bound left its namespace without results', async () => {
+    const kube = new FakeReports();
+    await syncReports(kube, OPEN_REPORTS, buildReports(OPEN_REPORTS, first));
+    const before = kube.objects.get(SHOP);
+    kube.writes.length = 0;
+    // The next audit kept nothing of shop (another namespace filled the audit's total bound).
+    const notes = partialNotes(new Map([['shop', { dropped: 2, reasons: ['total'] as const }]]));
+    const result = await syncReports(
+      kube,
+      OPEN_REPORTS,
+      buildReports(
+        OPEN_REPORTS,
+        first.filter((r) => r.subject.namespace !== 'shop'),
+      ),
+      [],
+      notes,
+    );
+    expect(result).toMatchObject({ deleted: 0, kept: 1, failed: [] });
+    const kept = kube.objects.get(SHOP);
+    expect(kept?.results).toEqual(before?.results);
+    expect(annotation(kept)).toBe(
+      '2 result(s) of the last audit left out (bounds reached: --report-max-findings, --report-max-passes)',
+    );
+    // Marked once: the same note again writes nothing.
+    kube.writes.length = 0;
+    await syncReports(
+      kube,
+      OPEN_REPORTS,
+      buildReports(
+        OPEN_REPORTS,
+        first.filter((r) => r.subject.namespace !== 'shop'),
+      ),
+      [],
+      notes,
+    );
+    expect(kube.writes).toEqual([]);
+    // Whole again: the report is rewritten without the mark.
+    const whole = await syncReports(kube, OPEN_REPORTS, buildReports(OPEN_REPORTS, first));
+    expect(whole).toMatchObject({ updated: 1, deleted: 0 });
+    expect(annotation(kube.objects.get(SHOP))).toBeUndefined();
+  });
+
+  it('writes a partial report with the mark, and drops the mark once it is whole', async () => {
+    const kube = new FakeReports();
+    const partial = new Map([['shop', { dropped: 3, reasons: ['rule'] as const }]]);
+    await syncReports(
+      kube,
+      OPEN_REPORTS,
+      buildReports(OPEN_REPORTS, first, undefined, partial),
+      [],
+      partialNotes(partial),
+    );
+    expect(annotation(kube.objects.get(SHOP))).toMatch(/^3 result\(s\) .*per-rule\)$/);
+    const result = await syncReports(kube, OPEN_REPORTS, buildReports(OPEN_REPORTS, first));
+    expect(result).toMatchObject({ updated: 1, unchanged: 1 });
+    expect(annotation(kube.objects.get(SHOP))).toBeUndefined();
   });
 });
 

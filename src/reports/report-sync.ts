@@ -2,7 +2,13 @@ import { isStatus, type KubeClient } from '../controller/kube-client.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { mapBounded } from '../audit/bounded.js';
 import { reportsPath, type ReportApi } from './report-api.js';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, type DesiredReport } from './report-build.js';
+import {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  PARTIAL_ANNOTATION,
+  type DesiredReport,
+} from './report-build.js';
+import { scopeKey } from './report-quota.js';
 
 /** What one sync did. */
 export interface ReportSyncResult {
@@ -10,6 +16,8 @@ export interface ReportSyncResult {
   updated: number;
   unchanged: number;
   deleted: number;
+  /** Reports no longer desired but kept (marked partial), because their scope reached a bound. */
+  kept: number;
   /** Writes that failed (`<kind> <ns>/<name>: reason`); the next run tries again. */
   readonly failed: string[];
 }
@@ -40,6 +48,23 @@ function labelsOf(object: JsonObject): JsonObject {
   return isJsonObject(metadata.labels) ? metadata.labels : {};
 }
 
+function annotationsOf(object: JsonObject): JsonObject {
+  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+  return isJsonObject(metadata.annotations) ? metadata.annotations : {};
+}
+
+/** The stored report's metadata with PARTIAL_ANNOTATION set to `note` (removed when undefined). */
+function withNote(stored: JsonObject, note: string | undefined): JsonObject {
+  const annotations: JsonObject = Object.fromEntries(
+    Object.entries(annotationsOf(stored)).filter(([k]) => k !== PARTIAL_ANNOTATION),
+  );
+  if (note !== undefined) annotations[PARTIAL_ANNOTATION] = note;
+  const metadata = isJsonObject(stored.metadata) ? { ...stored.metadata } : {};
+  if (Object.keys(annotations).length === 0) delete metadata.annotations;
+  else metadata.annotations = annotations;
+  return metadata;
+}
+
 /**
  * Whether the stored report already says what the desired one says: every top-level field the
  * desired manifest sets (besides apiVersion, kind and metadata) is equal, and so are the labels
@@ -50,6 +75,8 @@ export function sameContent(stored: JsonObject, desired: JsonObject): boolean {
     if (key === 'apiVersion' || key === 'kind' || key === 'metadata') continue;
     if (canonicalJson(stored[key]) !== canonicalJson(desired[key])) return false;
   }
+  if (annotationsOf(stored)[PARTIAL_ANNOTATION] !== annotationsOf(desired)[PARTIAL_ANNOTATION])
+    return false;
   const storedLabels = labelsOf(stored);
   const desiredLabels = labelsOf(desired);
   return Object.keys(desiredLabels).every((k) => storedLabels[k] === desiredLabels[k]);
@@ -103,17 +130,27 @@ function label(api: ReportApi, namespace: string | undefined, name: string): str
 /**
  * Makes kubemod-ts's reports in `api` what `desired` says: creates the missing ones, updates
  * (PUT, with the stored resourceVersion) those whose content differs, leaves equal ones alone
- * (no write at all), and deletes its own reports (by label) that are no longer desired. Reports
- * of kubemod-ts in the `stale` APIs (one the cluster served before) are deleted. A write that
- * fails is reported in `failed`; listing failing throws.
+ * (no write at all), and deletes its own reports (by label) that are no longer desired, except
+ * in the scopes of `partial` (scopeKey → PARTIAL_ANNOTATION text): a scope that reached a bound
+ * keeps its reports, marked partial, since the results it lacks are not known to be gone.
+ * Reports of kubemod-ts in the `stale` APIs (one the cluster served before) are deleted. A write
+ * that fails is reported in `failed`; listing failing throws.
  */
 export async function syncReports(
   client: KubeClient,
   api: ReportApi,
   desired: readonly DesiredReport[],
   stale: readonly ReportApi[] = [],
+  partial: ReadonlyMap<string, string> = new Map(),
 ): Promise<ReportSyncResult> {
-  const result: ReportSyncResult = { created: 0, updated: 0, unchanged: 0, deleted: 0, failed: [] };
+  const result: ReportSyncResult = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    kept: 0,
+    failed: [],
+  };
   const stored = new Map((await listOwned(client, api)).map((r) => [key(r.namespace, r.name), r]));
   const wanted = new Set(desired.map((d) => key(d.namespace, d.name)));
   const attempt = async (what: string, write: () => Promise<void>): Promise<void> => {
@@ -143,7 +180,11 @@ export async function syncReports(
       result.unchanged++;
       return;
     }
-    const storedMeta = isJsonObject(current.object.metadata) ? current.object.metadata : {};
+    const desiredNote = annotationsOf(report.manifest)[PARTIAL_ANNOTATION];
+    const storedMeta = withNote(
+      current.object,
+      typeof desiredNote === 'string' ? desiredNote : undefined,
+    );
     const desiredMeta = isJsonObject(report.manifest.metadata) ? report.manifest.metadata : {};
     const body: JsonObject = {
       ...report.manifest,
@@ -164,7 +205,26 @@ export async function syncReports(
       result.updated++;
     });
   });
-  const obsolete = [...stored.values()].filter((r) => !wanted.has(key(r.namespace, r.name)));
+  const unwanted = [...stored.values()].filter((r) => !wanted.has(key(r.namespace, r.name)));
+  const obsolete = unwanted.filter((r) => !partial.has(scopeKey(r.namespace)));
+  // A partial scope's reports stay, marked partial (rewritten only when the mark changes).
+  await mapBounded(
+    unwanted.filter((r) => partial.has(scopeKey(r.namespace))),
+    WRITE_CONCURRENCY,
+    async (report) => {
+      const note = partial.get(scopeKey(report.namespace));
+      result.kept++;
+      if (annotationsOf(report.object)[PARTIAL_ANNOTATION] === note) return;
+      await attempt(`mark partial ${label(api, report.namespace, report.name)}`, async () => {
+        await client.request({
+          method: 'PUT',
+          path: objectPath(api, report.namespace, report.name),
+          body: { ...report.object, metadata: withNote(report.object, note) },
+          discardResponse: true,
+        });
+      });
+    },
+  );
   const deletions = [
     ...obsolete.map((r) => ({ api, report: r })),
     ...(

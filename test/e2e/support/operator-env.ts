@@ -141,6 +141,9 @@ export async function startTestOperator(
       '4000',
       '--log-level',
       process.env.KUBEMOD_E2E_LOG_LEVEL ?? 'warn',
+      // Tests scrape /metrics right after the requests they count (the cache: a unit test).
+      '--metrics-cache-ms',
+      '0',
       ...extraArgs,
     ],
     {

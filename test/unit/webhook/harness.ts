@@ -183,7 +183,14 @@ export async function startHarness(
     post: (path, body) =>
       send(server.port, ca, 'POST', path, typeof body === 'string' ? body : JSON.stringify(body)),
     scrape: async () => {
-      health ??= startHealthServer({ host: '127.0.0.1', port: 0, ready: deps.ready, metrics });
+      // No page cache: tests scrape right after the requests they count.
+      health ??= startHealthServer({
+        host: '127.0.0.1',
+        port: 0,
+        ready: deps.ready,
+        metrics,
+        metricsCacheMs: 0,
+      });
       return httpGet(`${(await health).url}/metrics`);
     },
     close: async () => {
