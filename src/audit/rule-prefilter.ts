@@ -50,6 +50,7 @@ export function prefilteredEvaluate(
       audited: [],
       applied: [],
       failures: [],
+      pending: [],
     };
   };
 }

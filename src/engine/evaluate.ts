@@ -14,6 +14,7 @@ import { withMeter } from './active-meter.js';
 import { WorkMeter } from './work-meter.js';
 import type { EvaluationTracer } from './explain/tracer.js';
 import { failClosedRefusals, recordRejection, type RejectOutcomes } from './enforcement.js';
+import type { ClusterView, PendingAsk } from './cluster/cluster-view.js';
 
 export type { RuleFailure } from './rule-render.js';
 
@@ -45,6 +46,11 @@ export interface EvaluationRequest {
   readonly clock?: (() => number) | undefined;
   /** Told what evaluation does, rule by rule (explain); evaluation does not depend on it. */
   readonly trace?: EvaluationTracer | undefined;
+  /**
+   * What `lookup`, the owner helpers and `external` read (docs/lookups.md). Absent: every lookup
+   * is `unavailable` (no cluster state was given) and the rule using it fails.
+   */
+  readonly cluster?: ClusterView | undefined;
 }
 
 export interface AppliedRule {
@@ -71,6 +77,12 @@ export interface EvaluationResult {
   readonly audited: string[];
   readonly applied: AppliedRule[];
   readonly failures: RuleFailure[];
+  /**
+   * Lookups that answered `pending` (an access review or provider call is needed first),
+   * deduplicated and sorted; their rules failed with LOOKUP_PENDING and are not final: resolve
+   * these and evaluate again (see cluster/resolve-loop.ts). Empty for rules without lookups.
+   */
+  readonly pending: PendingAsk[];
 }
 
 /**
@@ -204,7 +216,8 @@ export function* evaluationSteps(
       : failures;
   rejections.push(...failClosedRefusals(refusing, rejections));
   const { warnings, audited } = outcomes;
-  return { patch, patched, rejections, warnings, audited, applied, failures };
+  const pending: PendingAsk[] = [];
+  return { patch, patched, rejections, warnings, audited, applied, failures, pending };
 }
 
 /** What the store is asked for: a Namespace object is looked up as cluster-scoped. */
