@@ -52,7 +52,13 @@ export class AnswerCache {
   }
 
   /** Keeps an answer for `ttlSeconds` (0: not kept at all). */
-  set(provider: string, version: string, key: string, answer: CachedAnswer, ttlSeconds: number): void {
+  set(
+    provider: string,
+    version: string,
+    key: string,
+    answer: CachedAnswer,
+    ttlSeconds: number,
+  ): void {
     const id = cacheKey(provider, key);
     this.entries.delete(id);
     if (ttlSeconds <= 0) return;

@@ -10,7 +10,12 @@ export interface ExternalResolverOptions extends ExternalAccess {
   readonly cache: AnswerCache;
   readonly caller: ProviderCaller;
   /** Told about each call: provider name, outcome and duration (metrics, logs). */
-  readonly onCall?: (provider: string, outcome: 'ok' | 'failed', ms: number, reason?: string) => void;
+  readonly onCall?: (
+    provider: string,
+    outcome: 'ok' | 'failed',
+    ms: number,
+    reason?: string,
+  ) => void;
   /** Milliseconds, monotonic; injected. */
   readonly now: () => number;
 }
@@ -34,8 +39,7 @@ export function createExternalResolver(options: ExternalResolverOptions): AskRes
     // A call the webhook's deadline cut short says nothing about the provider: not cached.
     const clipped = timeoutMs < Math.min(provider.timeoutMs, PROVIDER_LIMITS.maxTimeoutMs);
     const store = (key: string, answer: CachedAnswer): void => {
-      const ttl =
-        answer.kind === 'failed' ? provider.failureTTLSeconds : provider.cacheTTLSeconds;
+      const ttl = answer.kind === 'failed' ? provider.failureTTLSeconds : provider.cacheTTLSeconds;
       options.cache.set(provider.name, provider.resourceVersion, key, answer, ttl);
     };
     let answers: Map<string, KeyAnswer>;
@@ -102,7 +106,10 @@ function flightKey(provider: ExternalDataProvider, key: string): string {
 function cachedOf(name: string, answer: KeyAnswer | undefined): CachedAnswer {
   if (answer === undefined || answer.kind === 'absent') return { kind: 'absent' };
   if (answer.kind === 'value') return { kind: 'value', value: answer.value };
-  return { kind: 'failed', reason: `provider ${name} answered an error for the key: ${answer.message}` };
+  return {
+    kind: 'failed',
+    reason: `provider ${name} answered an error for the key: ${answer.message}`,
+  };
 }
 
 function prefixed(name: string, message: string): string {

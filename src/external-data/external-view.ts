@@ -37,7 +37,10 @@ export function providerForAsk(
   if (entry === undefined) {
     if (!system) return refused;
     return {
-      answer: { kind: 'unavailable', reason: `no ExternalDataProvider named ${JSON.stringify(name)}` },
+      answer: {
+        kind: 'unavailable',
+        reason: `no ExternalDataProvider named ${JSON.stringify(name)}`,
+      },
     };
   }
   if (!entry.ok) {

@@ -152,5 +152,8 @@ function readBounded(
  * time left before the webhook's deadline.
  */
 export function callTimeoutMs(providerTimeoutMs: number, timeLeftMs: number): number {
-  return Math.max(0, Math.floor(Math.min(providerTimeoutMs, PROVIDER_LIMITS.maxTimeoutMs, timeLeftMs)));
+  return Math.max(
+    0,
+    Math.floor(Math.min(providerTimeoutMs, PROVIDER_LIMITS.maxTimeoutMs, timeLeftMs)),
+  );
 }

@@ -43,9 +43,7 @@ export function readResponse(body: Uint8Array, keys: readonly string[]): Map<str
   try {
     doc = parseJsonBytes(body, PROVIDER_LIMITS.maxResponseDepth);
   } catch (err) {
-    throw callError(
-      `response is not JSON: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw callError(`response is not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     throw callError('response is not a JSON object');

@@ -4,7 +4,12 @@ import type { ClientCertificate, ExternalDataProvider } from './provider-types.j
 /** A provider object as the registry holds it: usable, or invalid with the reason. */
 export type ProviderEntry =
   | { readonly ok: true; readonly provider: ExternalDataProvider }
-  | { readonly ok: false; readonly name: string; readonly version: string; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly name: string;
+      readonly version: string;
+      readonly reason: string;
+    };
 
 /** Reads a provider's client certificate (the operator: a GET of the kubernetes.io/tls Secret). */
 export type ClientCertLoader = (secretName: string) => Promise<ClientCertificate>;

@@ -125,7 +125,10 @@ function readCaBundle(r: FieldReader, value: unknown): string | undefined {
   }
   const decoded = Buffer.from(compact, 'base64');
   if (decoded.length > PROVIDER_LIMITS.maxCaBundleBytes) {
-    r.fail('spec.caBundle', `decodes to more than ${String(PROVIDER_LIMITS.maxCaBundleBytes)} bytes`);
+    r.fail(
+      'spec.caBundle',
+      `decodes to more than ${String(PROVIDER_LIMITS.maxCaBundleBytes)} bytes`,
+    );
     return undefined;
   }
   const pem = decoded.toString('utf8');
