@@ -1,4 +1,3 @@
-import type { PendingAsk } from '../engine/cluster/cluster-view.js';
 import type { AskResolver } from '../engine/cluster/resolve-loop.js';
 import type { AnswerCache, CachedAnswer } from './answer-cache.js';
 import { providerForAsk, type ExternalAccess } from './external-view.js';

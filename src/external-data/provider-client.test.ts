@@ -35,7 +35,7 @@ const newClient = (): ProviderCaller => (client = createProviderClient());
 
 describe('provider client', () => {
   it('POSTs the keys as JSON and reads values, errors and absent keys', async () => {
-    server.handle((req, res) => {
+    server.handle((_req, res) => {
       res.end(
         JSON.stringify({
           items: [
@@ -45,7 +45,6 @@ describe('provider client', () => {
           ],
         }),
       );
-      void req;
     });
     const answers = await newClient().call(
       testProvider(server.url, good.ca.certPem),

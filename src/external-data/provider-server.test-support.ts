@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 import {
   createCertificateAuthority,
   issueCertificate,
@@ -65,8 +65,9 @@ export async function startProviderServer(
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const socket = req.socket as TLSSocket;
-        const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
+        const socket = req.socket;
+        const peer =
+          isTlsSocket(socket) && socket.authorized ? socket.getPeerCertificate() : undefined;
         const cn = peer?.subject.CN;
         const request: SeenRequest = {
           method: req.method ?? '',
@@ -125,4 +126,8 @@ export function testProvider(
     allowedNamespaces: [],
     ...extra,
   };
+}
+
+function isTlsSocket(socket: unknown): socket is TLSSocket {
+  return socket instanceof TLSSocket;
 }

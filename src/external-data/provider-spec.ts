@@ -44,7 +44,8 @@ export function readProvider(input: unknown): ProviderReadResult {
     r.fail('apiVersion', `must be ${PROVIDER_API_VERSION}, got ${JSON.stringify(root.apiVersion)}`);
   if (name === '') r.fail('metadata.name', 'is required');
   const rv = typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : '';
-  const spec = r.object(root.spec, 'spec');
+  if (root.spec === undefined) r.fail('spec', 'is required');
+  const spec = root.spec === undefined ? undefined : r.object(root.spec, 'spec');
   if (spec === undefined) return { ok: false, name, errors: r.errors };
   r.noUnknownFields(spec, SPEC_FIELDS, 'spec');
 
