@@ -13,7 +13,8 @@ export type ProviderReadResult =
   | { readonly ok: true; readonly provider: ExternalDataProvider }
   | { readonly ok: false; readonly name: string; readonly errors: readonly FieldError[] };
 
-const SPEC_FIELDS = [
+/** The fields of an ExternalDataProvider's spec (the CRD's schema has the same). */
+export const PROVIDER_SPEC_FIELDS: readonly string[] = [
   'url',
   'caBundle',
   'clientCertSecretRef',
@@ -47,7 +48,7 @@ export function readProvider(input: unknown): ProviderReadResult {
   if (root.spec === undefined) r.fail('spec', 'is required');
   const spec = root.spec === undefined ? undefined : r.object(root.spec, 'spec');
   if (spec === undefined) return { ok: false, name, errors: r.errors };
-  r.noUnknownFields(spec, SPEC_FIELDS, 'spec');
+  r.noUnknownFields(spec, PROVIDER_SPEC_FIELDS, 'spec');
 
   const url = readUrl(r, spec.url);
   const caPem = readCaBundle(r, spec.caBundle);
