@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../engine/json.js';
-import { isJsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import type { KubeClient } from '../controller/kube-client.js';
@@ -8,6 +7,7 @@ import { AccessCheckFailed } from './apply-existing.js';
 import type { ApplyGate, ApplyPermission, AuthorAccess } from './apply-gate.js';
 import { optInRefusal, type ApplyOptIn } from './apply-opt-in.js';
 import { authorOf, type UserInfo } from './author-record.js';
+import { reviewOwnAccess, reviewUserAccess, type ResourceAttributes } from './access-review.js';
 import { createTtlCache } from './ttl-cache.js';
 import { resourceLabel, type TargetResource } from './target-resources.js';
 
@@ -26,21 +26,6 @@ export interface KubeApplyGateOptions {
   readonly ttlMs?: number;
   /** Answers kept at most (default 10,000). */
   readonly maxEntries?: number;
-}
-
-interface ResourceAttributes {
-  readonly verb: 'list' | 'update';
-  readonly group: string;
-  readonly resource: string;
-  readonly namespace: string;
-  readonly name?: string;
-}
-
-const REVIEWS = '/apis/authorization.k8s.io/v1';
-
-function allowedOf(review: JsonObject): boolean {
-  const status = review.status;
-  return isJsonObject(status) && status.allowed === true && status.denied !== true;
 }
 
 /** Rules without kind criteria may match any resource the dragnet receives. */
@@ -66,64 +51,37 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
     now: options.now,
   });
 
-  const ask = async (
-    kind: 'SubjectAccessReview' | 'SelfSubjectAccessReview',
-    spec: JsonObject,
-    attributes: ResourceAttributes,
-  ): Promise<boolean> => {
+  // A failed review is AccessCheckFailed to the jobs: nothing assumed allowed, nor forbidden.
+  const checked = async (question: () => Promise<boolean>): Promise<boolean> => {
     try {
-      const answer = await options.client.request({
-        method: 'POST',
-        path: `${REVIEWS}/${kind === 'SubjectAccessReview' ? 'subjectaccessreviews' : 'selfsubjectaccessreviews'}`,
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind,
-          spec: { ...spec, resourceAttributes: { ...attributes } },
-        },
-      });
-      return allowedOf(answer);
+      return await question();
     } catch (err) {
-      throw new AccessCheckFailed(
-        `${kind} for ${attributes.verb} on ${attributes.resource} failed: ${describeError(err)}`,
-      );
+      throw new AccessCheckFailed(describeError(err));
     }
   };
 
   // Keyed by a hash: identities are up to 16 KiB and object names are chosen by tenants.
-  const review = (
+  const asAuthor = (
+    user: UserInfo,
     who: string,
-    spec: JsonObject,
     attributes: ResourceAttributes,
   ): Promise<boolean> => {
     const key = createHash('sha256')
       .update(JSON.stringify([who, attributes]))
       .digest('base64');
-    return cache.get(key, () => ask('SubjectAccessReview', spec, attributes));
+    return cache.get(key, () => checked(() => reviewUserAccess(options.client, user, attributes)));
   };
-
-  const asAuthor = (
-    user: UserInfo,
-    key: string,
-    attributes: ResourceAttributes,
-  ): Promise<boolean> =>
-    review(
-      key,
-      {
-        user: user.username,
-        ...(user.uid === undefined ? {} : { uid: user.uid }),
-        groups: [...user.groups],
-        extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])),
-      },
-      attributes,
-    );
 
   // Not cached: asked once per job and kind, and an admin who just installed the optional RBAC
   // expects the next job to see it.
   const operatorMayUpdate = (target: TargetResource, namespace: string): Promise<boolean> =>
-    ask(
-      'SelfSubjectAccessReview',
-      {},
-      { verb: 'update', group: target.group, resource: target.resource, namespace },
+    checked(() =>
+      reviewOwnAccess(options.client, {
+        verb: 'update',
+        group: target.group,
+        resource: target.resource,
+        namespace,
+      }),
     );
 
   return {

@@ -146,4 +146,25 @@ describe('parseOperatorArgs', () => {
       /--apply-existing-namespace-regex "\(open" is not a valid RE2 expression/,
     );
   });
+
+  it('reads --lookup-kinds into typed kinds (default: workloads and ConfigMaps, no Secrets)', () => {
+    const parsed = parseOperatorArgs([], {});
+    const kinds = parsed.kind === 'config' ? parsed.config.lookupKinds : [];
+    expect(kinds.map((k) => k.kind)).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'ReplicaSet',
+      'StatefulSet',
+      'DaemonSet',
+      'Job',
+      'CronJob',
+    ]);
+    const chosen = parseOperatorArgs(['--lookup-kinds', 'Secret@team=a'], {});
+    expect(chosen.kind === 'config' && chosen.config.lookupKinds).toMatchObject([
+      { kind: 'Secret', resource: 'secrets', labelSelector: 'team=a', metadataOnly: false },
+    ]);
+    expect(() => parseOperatorArgs(['--lookup-kinds', 'Widget'], {})).toThrow(
+      /--lookup-kinds: entry "Widget": unknown kind/,
+    );
+  });
 });

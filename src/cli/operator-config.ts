@@ -17,6 +17,10 @@ import {
   parseOptInLabel,
   parseOptInRegex,
 } from '../audit/apply-opt-in.js';
+import {
+  DEFAULT_LOOKUP_KINDS,
+  parseLookupKinds,
+} from '../controller/lookup-caches/lookup-kinds.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
 
 export {
@@ -77,6 +81,10 @@ Options:
   --apply-existing-rollout-timeout-seconds <n>
                                  a rollout stops counting against that bound after n seconds
                                  (default 600; a Deployment's progressDeadlineSeconds if shorter)
+  --lookup-kinds <list>          kinds cached for template lookups, comma-separated
+                                 Kind[:metadata][@key=value&...] entries; "none" caches
+                                 nothing (default ${DEFAULT_LOOKUP_KINDS});
+                                 the operator also needs config/optional/lookups-rbac.yaml
 ${workFlagsUsage(31)}${helperThreadNiceUsage(31)}  -h, --help                     show this help
 `;
 
@@ -118,6 +126,7 @@ export function parseOperatorArgs(
         'apply-existing-max-rollouts': { type: 'string' },
         'apply-existing-rollout-timeout-seconds': { type: 'string' },
         'helper-thread-nice': { type: 'string' },
+        'lookup-kinds': { type: 'string' },
         ...WORK_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -230,6 +239,7 @@ export function parseOperatorArgs(
           86_400,
         ) * 1000,
       helperThreadNice: helperThreadNiceFlag(values['helper-thread-nice']),
+      lookupKinds: parseLookupKinds(values['lookup-kinds']),
     },
   };
 }

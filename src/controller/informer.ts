@@ -4,6 +4,7 @@ import {
   type KubeClient,
   type QueryParams,
   type RawWatchEvent,
+  type ReadOptions,
   type WatchHandle,
 } from './kube-client.js';
 
@@ -237,22 +238,28 @@ export function collectionListWatch(
   client: KubeClient,
   path: string,
   query: QueryParams = {},
+  readOptions: ReadOptions = {},
 ): ListWatch {
   return {
     async list(onPage): Promise<string> {
       let batch: KubeObject[] = [];
-      const result = await client.list(path, query, (item, head) => {
-        const kind = typeof head.kind === 'string' ? head.kind.replace(/List$/, '') : undefined;
-        // Lists omit kind/apiVersion on items; put them back so caches hold full manifests.
-        batch.push(
-          kind === undefined ? item : { apiVersion: head.apiVersion ?? null, kind, ...item },
-        );
-        if (batch.length >= LIST_BATCH) {
-          const full = batch;
-          batch = [];
-          onPage(full);
-        }
-      });
+      const result = await client.list(
+        path,
+        query,
+        (item, head) => {
+          const kind = typeof head.kind === 'string' ? head.kind.replace(/List$/, '') : undefined;
+          // Lists omit kind/apiVersion on items; put them back so caches hold full manifests.
+          batch.push(
+            kind === undefined ? item : { apiVersion: head.apiVersion ?? null, kind, ...item },
+          );
+          if (batch.length >= LIST_BATCH) {
+            const full = batch;
+            batch = [];
+            onPage(full);
+          }
+        },
+        readOptions,
+      );
       if (batch.length > 0) onPage(batch);
       return resourceVersionOf(result);
     },
@@ -266,6 +273,7 @@ export function collectionListWatch(
           timeoutSeconds: 240 + Math.floor(Math.random() * 120),
         },
         onEvent,
+        readOptions,
       );
     },
   };

@@ -59,8 +59,23 @@ export interface KubeClient {
     path: string,
     query: QueryParams,
     onItem: (item: JsonObject, head: JsonObject) => void,
+    options?: ReadOptions,
   ): Promise<JsonObject>;
-  watch(path: string, query: QueryParams, onEvent: (event: RawWatchEvent) => void): WatchHandle;
+  watch(
+    path: string,
+    query: QueryParams,
+    onEvent: (event: RawWatchEvent) => void,
+    options?: ReadOptions,
+  ): WatchHandle;
+}
+
+/** How a list or watch is read. */
+export interface ReadOptions {
+  /**
+   * The Accept header (default application/json), e.g. `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`
+   * for metadata only.
+   */
+  readonly accept?: string;
 }
 
 function buildPath(path: string, query: QueryParams | undefined): string {
@@ -164,11 +179,15 @@ export function createKubeClient(
     path: string,
     query: QueryParams,
     onItem: (item: JsonObject, head: JsonObject) => void,
+    readOptions: ReadOptions = {},
   ): Promise<JsonObject> => {
     const opts = await baseOptions('GET', buildPath(path, query));
     opts.agent = agent;
     opts.timeout = timeoutMs;
-    opts.headers = { ...headerObject(opts.headers), accept: 'application/json' };
+    opts.headers = {
+      ...headerObject(opts.headers),
+      accept: readOptions.accept ?? 'application/json',
+    };
     return new Promise<JsonObject>((resolve, reject) => {
       const fail = (err: unknown): void => {
         reject(
@@ -220,6 +239,7 @@ export function createKubeClient(
     path: string,
     query: QueryParams,
     onEvent: (event: RawWatchEvent) => void,
+    readOptions: ReadOptions = {},
   ): WatchHandle => {
     let stopped = false;
     let abort: (() => void) | undefined;
@@ -230,7 +250,10 @@ export function createKubeClient(
           return;
         }
         opts.agent = watchAgent;
-        opts.headers = { ...headerObject(opts.headers), accept: 'application/json' };
+        opts.headers = {
+          ...headerObject(opts.headers),
+          accept: readOptions.accept ?? 'application/json',
+        };
         const r = httpsRequest(opts, (res) => {
           const code = res.statusCode ?? 0;
           if (code !== 200) {

@@ -2,6 +2,7 @@ import type { ApplyOptIn } from '../audit/apply-opt-in.js';
 import { isIP } from 'node:net';
 import type { WorkLimits } from '../engine/work-limits.js';
 import type { LogLevel } from '../observability/logger.js';
+import type { LookupKind } from './lookup-caches/lookup-kinds.js';
 
 /** Everything `kubemod-ts operator` is configured with, read once from flags and environment. */
 export interface OperatorConfig {
@@ -54,6 +55,8 @@ export interface OperatorConfig {
   readonly applyExistingRolloutTimeoutMs: number;
   /** Nice value of the helper threads (--helper-thread-nice; 0 leaves them alone). */
   readonly helperThreadNice: number;
+  /** The kinds cached for lookups (--lookup-kinds; docs/lookups-operator.md). */
+  readonly lookupKinds: readonly LookupKind[];
 }
 
 /** Extra certificate IP SANs: the listen address when it is a specific IP (e.g. 127.0.0.1). */

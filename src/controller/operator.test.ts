@@ -11,7 +11,7 @@ import { startOperator, type OperatorRuntime } from './operator.js';
 
 const SECRETS = '/api/v1/namespaces/kubemod-system/secrets';
 
-function config(): OperatorConfig {
+function config(lookupKinds = 'none'): OperatorConfig {
   const parsed = parseOperatorArgs(
     [
       '--kubeconfig',
@@ -20,6 +20,8 @@ function config(): OperatorConfig {
       '127.0.0.1',
       '--webhook-port',
       '0',
+      '--lookup-kinds',
+      lookupKinds,
     ],
     {},
   );
@@ -33,6 +35,10 @@ class ScriptedKube extends FakeKube {
   openWatches = 0;
   /** Resolves before the Namespaces list is answered (to hold the initial sync). */
   namespacesListed: Promise<void> = Promise.resolve();
+  /** Resolves before the ConfigMaps list (a lookup cache) is answered. */
+  configMapsListed: Promise<void> = Promise.resolve();
+  /** What SelfSubjectAccessReviews answer. */
+  selfAllowed = true;
   constructor(private readonly secrets: (req: KubeRequest) => Promise<JsonObject> | undefined) {
     super();
   }
@@ -43,10 +49,15 @@ class ScriptedKube extends FakeKube {
     onItem: (item: JsonObject, head: JsonObject) => void,
   ): Promise<JsonObject> {
     if (path === '/api/v1/namespaces') await this.namespacesListed;
+    if (path === '/api/v1/configmaps') await this.configMapsListed;
     return super.list(path, query, onItem);
   }
 
   override request(req: KubeRequest): Promise<JsonObject> {
+    if (req.path.endsWith('/selfsubjectaccessreviews')) {
+      this.calls.push(`${req.method} ${req.path}`);
+      return Promise.resolve({ status: { allowed: this.selfAllowed } });
+    }
     const scripted = req.path.startsWith(SECRETS) ? this.secrets(req) : undefined;
     if (scripted === undefined) return super.request(req);
     this.calls.push(`${req.method} ${req.path}`);
@@ -155,4 +166,41 @@ describe('startOperator', () => {
     ).toHaveLength(30);
     expect(kube.openWatches).toBe(0);
   });
+
+  it('does not listen before the lookup caches have synced', async () => {
+    const kube = new ScriptedKube(() => undefined);
+    let releaseConfigMaps: () => void = () => undefined;
+    kube.configMapsListed = new Promise<void>((resolve) => {
+      releaseConfigMaps = resolve;
+    });
+    let started = false;
+    const starting = startOperator(config('ConfigMap,Deployment'), runtime(kube)).then((op) => {
+      started = true;
+      return op;
+    });
+    for (let i = 0; i < 200 && !kube.calls.includes('LIST /apis/apps/v1/deployments'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(started).toBe(false);
+    releaseConfigMaps();
+    const operator = await starting;
+    try {
+      expect(operator.ready()).toBe(true);
+    } finally {
+      await operator.stop();
+    }
+  }, 20_000);
+
+  it('does not wait for a lookup kind it may not watch', async () => {
+    const kube = new ScriptedKube(() => undefined);
+    kube.selfAllowed = false;
+    kube.configMapsListed = new Promise<void>(() => undefined);
+    const operator = await startOperator(config('ConfigMap'), runtime(kube));
+    try {
+      expect(operator.ready()).toBe(true);
+      expect(kube.calls).not.toContain('LIST /api/v1/configmaps');
+    } finally {
+      await operator.stop();
+    }
+  }, 20_000);
 });

@@ -34,6 +34,8 @@ import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
 import { startOperatorAudit } from '../audit/operator-audit.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
+import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
+import { authorOf } from '../audit/author-record.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;
@@ -111,6 +113,17 @@ export async function startOperator(
     ),
   ];
   const ruleInformers = [modRules, namespaces, nodes];
+  // Watch caches that template lookups read (docs/lookups-operator.md); ready only once synced.
+  const lookups = createOperatorLookups({
+    client,
+    kinds: config.lookupKinds,
+    clusterNamespace: config.clusterNamespace,
+    modRules,
+    authorOf,
+    logger,
+    now: rt.now,
+    delay: rt.delay,
+  });
 
   let leaderWork: () => void = () => undefined;
   let initialSyncDone = false;
@@ -226,7 +239,10 @@ export async function startOperator(
   const serving: { server?: StartedWebhookServer } = {};
   // Ready once the store is loaded and the webhook listens with a certificate.
   const ready = (): boolean =>
-    !stopping && serving.server !== undefined && ruleInformers.every((inf) => inf.synced);
+    !stopping &&
+    serving.server !== undefined &&
+    ruleInformers.every((inf) => inf.synced) &&
+    lookups.caches.synced();
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
@@ -250,6 +266,9 @@ export async function startOperator(
           work: config.work,
         },
         clusterNamespace: config.clusterNamespace,
+        cluster: lookups.view,
+        lookupResolver: lookups.resolver,
+        lookupAdmission: lookups.admission,
         dryRun: config.dryRun,
         ...(rt.helperThreads === undefined ? {} : { helperThreads: rt.helperThreads }),
       },
@@ -315,7 +334,10 @@ export async function startOperator(
 
   for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.start();
   elector.start();
-  const readyPromise = Promise.all(ruleInformers.map((inf) => inf.waitForSync())).then(() => {
+  const readyPromise = Promise.all([
+    ...ruleInformers.map((inf) => inf.waitForSync()),
+    lookups.caches.waitForSync(),
+  ]).then(() => {
     logger.info({ rules: store.size }, 'initial sync complete; ready');
     initialSyncDone = true;
     statusWriter.resync();
@@ -333,6 +355,7 @@ export async function startOperator(
     await operatorAudit.stop();
     await elector.stop();
     for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+    lookups.caches.stop();
     await health?.close();
     throw err;
   }
@@ -359,6 +382,7 @@ export async function startOperator(
         await elector.stop();
         await closing;
         for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+        lookups.caches.stop();
         await chain;
         await health?.close();
         logger.info('operator stopped');

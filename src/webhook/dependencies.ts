@@ -7,6 +7,9 @@ import type { ServerRules } from './playground/playground-server-rules.js';
 import type { RuleFailure, SyntheticRefLookups } from '../engine/evaluate.js';
 import type { HelperThreadPriority } from './http/thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
+import type { ClusterView, ObjectKey } from '../engine/cluster/cluster-view.js';
+import type { AskResolver } from '../engine/cluster/resolve-loop.js';
+import type { UserInfo } from '../audit/author-record.js';
 
 // Defined beside the code that uses them (which must not import this file back: that made an
 // import cycle), and re-exported here for the webhook's callers.
@@ -36,6 +39,15 @@ export interface RuleFailureContext {
   readonly kind: string | undefined;
   readonly namespace: string | undefined;
   readonly name: string | undefined;
+}
+
+/**
+ * Reviews, when a ModRule is admitted, whether the requesting user may `get` what one of its
+ * literal lookups names (docs/lookups-operator.md). The operator asks the API server.
+ */
+export interface LookupAdmissionCheck {
+  /** Undefined when `user` may get the object; otherwise why not (for a field error). */
+  refusal(user: UserInfo, key: ObjectKey): Promise<string | undefined>;
 }
 
 export interface WebhookDependencies {
@@ -72,6 +84,15 @@ export interface WebhookDependencies {
    * API when enabled).
    */
   readonly playground?: PlaygroundAssets;
+  /**
+   * What template lookups read (the operator's watch caches); absent: every lookup is
+   * unavailable. Synchronous and in memory: no API call on the request path.
+   */
+  readonly cluster?: ClusterView;
+  /** Resolves lookups that answered `pending` (access reviews, provider calls). */
+  readonly lookupResolver?: AskResolver;
+  /** Reviews a ModRule's literal lookups against the requesting user at admission. */
+  readonly lookupAdmission?: LookupAdmissionCheck;
   /** With `playground`: the rules offered to the page at `GET /server-rules.json` (`serve --rules`). */
   readonly serverRules?: () => Promise<ServerRules>;
 }
