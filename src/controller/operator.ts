@@ -35,6 +35,7 @@ import { StatusWriter } from './status-writer.js';
 import { startOperatorAudit } from '../audit/operator-audit.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
+import { createOperatorExternalData } from './external-data-sync.js';
 import { authorOf } from '../audit/author-record.js';
 
 export interface OperatorRuntime {
@@ -113,6 +114,15 @@ export async function startOperator(
     ),
   ];
   const ruleInformers = [modRules, namespaces, nodes];
+  // ExternalDataProvider objects and their answer cache (docs/lookups.md, "External data").
+  const external = createOperatorExternalData({
+    client,
+    informer: (path) => informer(path),
+    namespace: config.namespace,
+    clusterNamespace: config.clusterNamespace,
+    logger,
+    now: rt.now,
+  });
   // Watch caches that template lookups read (docs/lookups-operator.md); ready only once synced.
   const lookups = createOperatorLookups({
     client,
@@ -123,6 +133,10 @@ export async function startOperator(
     logger,
     now: rt.now,
     delay: rt.delay,
+    external: {
+      view: (asker, provider, key) => external.data.view.external(asker, provider, key),
+      resolver: external.data.resolver,
+    },
   });
 
   let leaderWork: () => void = () => undefined;
@@ -242,7 +256,8 @@ export async function startOperator(
     !stopping &&
     serving.server !== undefined &&
     ruleInformers.every((inf) => inf.synced) &&
-    lookups.caches.synced();
+    lookups.caches.synced() &&
+    external.synced();
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
@@ -332,11 +347,12 @@ export async function startOperator(
   }
   const periodic = setInterval(leaderWork, config.reconcileIntervalMs);
 
-  for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.start();
+  for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer]) inf.start();
   elector.start();
   const readyPromise = Promise.all([
     ...ruleInformers.map((inf) => inf.waitForSync()),
     lookups.caches.waitForSync(),
+    external.waitForSync(),
   ]).then(() => {
     logger.info({ rules: store.size }, 'initial sync complete; ready');
     initialSyncDone = true;
@@ -354,8 +370,9 @@ export async function startOperator(
     lifetime.abort();
     await operatorAudit.stop();
     await elector.stop();
-    for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+    for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer]) inf.stop();
     lookups.caches.stop();
+    external.data.close();
     await health?.close();
     throw err;
   }
@@ -381,8 +398,10 @@ export async function startOperator(
         const closing = listening.close();
         await elector.stop();
         await closing;
-        for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+        for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer])
+          inf.stop();
         lookups.caches.stop();
+        external.data.close();
         await chain;
         await health?.close();
         logger.info('operator stopped');
