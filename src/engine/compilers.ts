@@ -3,6 +3,7 @@ import { compileRegex, type GoRegex } from './regex.js';
 import { compileTemplate, type CompiledTemplate } from './template/index.js';
 import { parseYamlValue } from './patch/index.js';
 import type { JsonValue } from './json.js';
+import { compileTemplatedSelect, isTemplated } from './templated-parts.js';
 
 /**
  * The compilers a rule is built with. Compiled selects, regexes and templates are immutable, so
@@ -22,7 +23,7 @@ export interface Compilers {
 
 export function directCompilers(): Compilers {
   return {
-    select: compileSelect,
+    select: selectOrTemplated,
     regex: compileRegex,
     template: compileTemplate,
     staticValue: parseYamlValue,
@@ -36,11 +37,16 @@ export function directCompilers(): Compilers {
  */
 export function cachingCompilers(capacity = 50_000, maxSourceChars = 8 << 20): Compilers {
   return {
-    select: interned(compileSelect, capacity, maxSourceChars),
+    select: interned(selectOrTemplated, capacity, maxSourceChars),
     regex: interned(compileRegex, capacity, maxSourceChars),
     template: interned(compileTemplate, capacity, maxSourceChars),
     staticValue: interned(parseYamlValue, capacity, maxSourceChars),
   };
+}
+
+/** A select without `{{` compiles as it always did; one with template actions renders first. */
+function selectOrTemplated(source: string): CompiledSelect {
+  return isTemplated(source) ? compileTemplatedSelect(source) : compileSelect(source);
 }
 
 function interned<T>(

@@ -15,6 +15,8 @@ import { WorkMeter } from './work-meter.js';
 import type { EvaluationTracer } from './explain/tracer.js';
 import { failClosedRefusals, recordRejection, type RejectOutcomes } from './enforcement.js';
 import type { ClusterView, PendingAsk } from './cluster/cluster-view.js';
+import { LookupSession } from './cluster/lookup-session.js';
+import { withLookups } from './cluster/active-lookups.js';
 
 export type { RuleFailure } from './rule-render.js';
 
@@ -131,6 +133,16 @@ export function* evaluationSteps(
   const context = { namespace: request.namespace ?? '', limits: request.limits, trace };
   const failures: RuleFailure[] = [];
   const applied: AppliedRule[] = [];
+  const lookups = new LookupSession(
+    request.cluster,
+    store.clusterNamespace,
+    context.namespace,
+    trace?.lookup?.bind(trace),
+    request.limits,
+  );
+  // Runs a rule's part (match, render) with the rule as the one whose lookups these are.
+  const as = <T>(rule: CompiledRule, work: () => T): T =>
+    withLookups(lookups, () => lookups.as(rule, work));
 
   for (const tier of tiersOf(candidates.filter((rule) => rule.type === 'Patch'))) {
     // Every rule of the tier is matched against the tier's input, the object as the lower tiers
@@ -141,7 +153,7 @@ export function* evaluationSteps(
       try {
         meter.beginRule(rule.namespace, rule.key);
         try {
-          if (rule.match.matches(state.view, trace)) matching.push(rule);
+          if (as(rule, () => rule.match.matches(state.view, trace))) matching.push(rule);
         } finally {
           meter.endRule();
         }
@@ -160,7 +172,7 @@ export function* evaluationSteps(
       try {
         meter.beginRule(rule.namespace, rule.key);
         try {
-          const ops = renderRuleOperations(rule, state.view, context);
+          const ops = as(rule, () => renderRuleOperations(rule, state.view, context));
           applying = true;
           state.apply(ops.operations, ops.fields);
           applied.push({
@@ -189,8 +201,8 @@ export function* evaluationSteps(
     try {
       meter.beginRule(rule.namespace, rule.key);
       try {
-        if (rule.match.matches(state.view, trace)) {
-          outcome = renderRejection(rule, state.view, context);
+        if (as(rule, () => rule.match.matches(state.view, trace))) {
+          outcome = as(rule, () => renderRejection(rule, state.view, context));
         }
       } finally {
         meter.endRule();
@@ -216,7 +228,7 @@ export function* evaluationSteps(
       : failures;
   rejections.push(...failClosedRefusals(refusing, rejections));
   const { warnings, audited } = outcomes;
-  const pending: PendingAsk[] = [];
+  const pending: PendingAsk[] = lookups.pending();
   return { patch, patched, rejections, warnings, audited, applied, failures, pending };
 }
 

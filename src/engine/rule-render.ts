@@ -73,7 +73,10 @@ function renderOperation(
   for (const item of items) {
     let path: string;
     try {
-      path = op.path.render(item.keyParts);
+      path =
+        op.pathTemplate === undefined
+          ? op.path.render(item.keyParts)
+          : op.pathTemplate.render(target, item);
     } catch (err) {
       throw atStage(err, op.field, 'path');
     }

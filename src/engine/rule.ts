@@ -22,6 +22,8 @@ import { literalKinds } from './rule-analysis.js';
 import { KubemodError } from '../errors/catalog.js';
 import { activeMeter, charge, withMeter } from './active-meter.js';
 import { WorkMeter } from './work-meter.js';
+import { literalLookupErrors } from './cluster/literal-lookups.js';
+import { compileTemplatedPath, isTemplated, type TemplatedPath } from './templated-parts.js';
 
 /** Namespace whose ModRules are cluster-wide, as in KubeMod. */
 export const DEFAULT_CLUSTER_NAMESPACE = 'kubemod-system';
@@ -32,6 +34,8 @@ export interface CompiledPatchOperation {
   readonly field: string;
   readonly select: CompiledSelect | undefined;
   readonly path: CompiledPath;
+  /** Set when the path holds template actions: rendered per select item (`path` is its probe). */
+  readonly pathTemplate?: TemplatedPath | undefined;
   readonly value: CompiledTemplate | undefined;
   /** Reads rendered value text as YAML; static values are read once when the rule is compiled. */
   readonly parseValue: (text: string) => JsonValue;
@@ -158,6 +162,9 @@ function compileMetered(modRule: DefaultedModRule, options: CompileRuleOptions):
     regexSource === ''
       ? undefined
       : attempt('spec.targetNamespaceRegex', () => compilers.regex(regexSource));
+  // A namespaced rule's literal lookups of other namespaces or cluster-scoped kinds can never be
+  // answered: refused now, with a field error (computed ones fail when evaluated).
+  errors.push(...literalLookupErrors(modRule, namespace, clusterNamespace));
   if (errors.length > 0 || match === undefined) throw new RuleCompileError(errors);
   const scope: RuleScope =
     namespace === clusterNamespace
@@ -207,8 +214,11 @@ function compilePatchOperation(
     op.select === undefined
       ? undefined
       : attempt(`${field}.select`, () => compilers.select(op.select ?? ''));
+  const pathTemplate = isTemplated(op.path)
+    ? attempt(`${field}.path`, () => compileTemplatedPath(op.path))
+    : undefined;
   const path = attempt(`${field}.path`, () => {
-    const compiled = compilePath(op.path);
+    const compiled = pathTemplate?.probe ?? compilePath(op.path);
     const captured = select === undefined ? 0 : select.captureCount;
     if (compiled.maxPlaceholder >= captured) {
       const reason =
@@ -230,7 +240,8 @@ function compilePatchOperation(
       ? attempt(`${field}.value`, () => constantValue(compilers.staticValue(value.source)))
       : cachedYamlParser(64);
   if (path === undefined || parseValue === undefined) return undefined;
-  return { op: op.op, field, select, path, value, parseValue };
+  if (isTemplated(op.path) && pathTemplate === undefined) return undefined;
+  return { op: op.op, field, select, path, pathTemplate, value, parseValue };
 }
 
 function toFieldError(err: KubemodError, field: string | undefined): FieldError {

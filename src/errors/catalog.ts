@@ -26,6 +26,16 @@ export const errorCatalog = {
   WORK_LIMIT: { code: 'KM5002', summary: 'evaluation exceeded its work or time budget' },
   DEPTH_LIMIT: { code: 'KM5003', summary: 'a value nests deeper than the engine follows' },
   YAML_LIMIT: { code: 'KM5004', summary: 'YAML aliases expand beyond the allowed size' },
+  LOOKUP_REFUSED: { code: 'KM5005', summary: 'a lookup read what the rule may not read' },
+  LOOKUP_UNAVAILABLE: {
+    code: 'KM5006',
+    summary: 'a lookup found no answer: kind not cached, cache not synced or provider down',
+  },
+  LOOKUP_PENDING: {
+    code: 'KM5007',
+    summary: 'a lookup was not resolved (access review or provider call) in time',
+  },
+  LOOKUP_LIMIT: { code: 'KM5008', summary: 'a request made more distinct lookups than allowed' },
 
   INPUT_UNREADABLE: { code: 'KM6001', summary: 'input cannot be read' },
   INPUT_INVALID: { code: 'KM6002', summary: 'input is not valid' },

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../json.js';
+import type { LookupRecord } from '../cluster/lookup-session.js';
 import type { SelectItem } from '../expr/select.js';
 import type { MatchTracer } from '../match/match-tracer.js';
 import type { CompiledPatchOperation, CompiledRule } from '../rule.js';
@@ -32,4 +33,6 @@ export interface EvaluationTracer extends MatchTracer {
   applied(): void;
   /** The current (Reject) rule rejected the request with `text`; `message` is its rendered rejectMessage. */
   rejection(text: string, message: string | undefined): void;
+  /** The current rule looked something up (lookup, owner helpers, external): what it answered. */
+  lookup?(record: LookupRecord): void;
 }

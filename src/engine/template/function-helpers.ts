@@ -5,6 +5,7 @@ import { locate } from './control-helpers.js';
 import { Fault, renderError } from './faults.js';
 import type { FunctionFamily, TemplateFunction } from './function-table.js';
 import { builtinFunctions } from './functions-builtin.js';
+import { clusterFunctions } from './functions-cluster.js';
 import { defaultFunctions } from './functions-defaults.js';
 import { dictFunctions } from './functions-dicts.js';
 import { encodingFunctions } from './functions-encoding.js';
@@ -31,6 +32,7 @@ export function templateFunctions(): ReadonlyMap<string, TemplateFunction> {
     encodingFunctions(),
     mathFunctions(),
     defaultFunctions(),
+    clusterFunctions(),
   ];
   const table = new Map<string, TemplateFunction>();
   for (const family of families)

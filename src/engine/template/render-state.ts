@@ -54,7 +54,8 @@ export function isLimitError(err: unknown): err is KubemodError {
     kind === 'TEMPLATE_LIMIT' ||
     kind === 'WORK_LIMIT' ||
     kind === 'DEPTH_LIMIT' ||
-    kind === 'YAML_LIMIT'
+    kind === 'YAML_LIMIT' ||
+    kind === 'LOOKUP_LIMIT'
   );
 }
 
