@@ -1,6 +1,7 @@
 // The chart's named templates (templates/_helpers.tpl). They hold the few pieces of logic the
 // generated templates call: the image reference, the standard labels, the operator's extra
 // arguments and the ignored-namespaces selector term.
+import { DEFAULT_LOOKUP_KINDS } from '../../src/controller/lookup-caches/lookup-kinds.js';
 
 /** Labels Helm's conventions add to every object; the bundle does not have them. */
 export const CHART_LABELS: readonly string[] = [
@@ -48,6 +49,10 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | trunc 63 | trimSuffix "-" | qu
 {{- with .Values.applyToExisting.namespaceRegex }}
 - {{ printf "--apply-existing-namespace-regex=%s" . | quote }}
 {{- end }}
+{{- end }}
+{{- $lookupKinds := join "," .Values.lookups.kinds }}
+{{- if ne $lookupKinds ${JSON.stringify(DEFAULT_LOOKUP_KINDS)} }}
+- {{ printf "--lookup-kinds=%s" (default "none" $lookupKinds) | quote }}
 {{- end }}
 {{- end -}}
 

@@ -9,6 +9,9 @@ export const CHART_DIR = 'charts/kubemod-ts';
 /** The ClusterRole and binding that let apply-to-existing update existing objects. */
 export const APPLY_EXISTING_RBAC_SOURCE = 'config/optional/apply-to-existing-rbac.yaml';
 
+/** The ClusterRole and binding that let the operator watch the kinds lookups read. */
+export const LOOKUPS_RBAC_SOURCE = 'config/optional/lookups-rbac.yaml';
+
 /** The ClusterRole and binding that let the periodic audit write policy reports. */
 export const POLICY_REPORTS_RBAC_SOURCE = 'config/optional/policy-reports-rbac.yaml';
 
@@ -47,6 +50,7 @@ export const OPTIONAL_SOURCES: readonly OptionalSource[] = [
     valuePath: 'applyToExisting.enabled',
     enabledByDefault: false,
   },
+  { path: LOOKUPS_RBAC_SOURCE, valuePath: 'lookups.rbac.enabled', enabledByDefault: false },
   {
     // Reports are written only by the periodic audit: no write on them while it is off.
     path: POLICY_REPORTS_RBAC_SOURCE,

@@ -4,6 +4,7 @@
 // or from bundle.yaml.
 import { LOG_LEVELS } from '../../src/observability/logger.js';
 import { dumpYaml } from './template-slots.js';
+import { DEFAULT_LOOKUP_KINDS } from '../../src/controller/lookup-caches/lookup-kinds.js';
 
 /** What the defaults are read from: the parsed config/ objects (scripts/chart/config-facts.ts). */
 export interface ConfigFacts {
@@ -169,6 +170,24 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
         'RE2 regex namespace names must match for apply-to-existing (--apply-existing-namespace-regex); empty: any.',
       default: '',
       schema: { type: 'string' },
+    },
+    {
+      path: 'lookups.kinds',
+      description:
+        'Kinds the operator caches for template lookups (--lookup-kinds): Kind[:metadata][@key=value&...] entries; Secrets only if listed. See docs/lookups-operator.md.',
+      default: DEFAULT_LOOKUP_KINDS.split(','),
+      schema: {
+        type: 'array',
+        maxItems: 32,
+        items: { type: 'string', pattern: '^[A-Za-z]+(:metadata)?(@[^,@\\s]+)?$' },
+      },
+    },
+    {
+      path: 'lookups.rbac.enabled',
+      description:
+        'Grant the operator get/list/watch on the default lookup kinds (config/optional/lookups-rbac.yaml); without it lookups of them fail naming that file.',
+      default: false,
+      schema: { type: 'boolean' },
     },
     {
       path: 'monitoring.podMonitor.enabled',

@@ -22,6 +22,10 @@ import {
   PATCH_OPS,
 } from '../../src/api/modrule-types.js';
 import { ENFORCEMENT_ANNOTATION } from '../../src/api/annotations.js';
+import {
+  DEFAULT_LOOKUP_KINDS,
+  parseLookupKinds,
+} from '../../src/controller/lookup-caches/lookup-kinds.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -498,5 +502,33 @@ describe('RBAC of the default bundle and the optional apply-to-existing piece', 
     expect(bundle().some((d) => d.metadata?.name === 'kubemod-operator-policy-reports')).toBe(
       false,
     );
+  });
+
+  it('keeps the watch of lookup kinds in config/optional/lookups-rbac.yaml: the default kinds, no Secrets', () => {
+    const source = 'config/optional/lookups-rbac.yaml';
+    const docs = parseDocuments(readFileSync(join(repoRoot, source), 'utf8'), source);
+    const grants = (list: BundleObject[]): string[] =>
+      clusterRules(list)
+        .flatMap((r) =>
+          r.apiGroups.flatMap((g) =>
+            r.resources.map((res) => `${g === '' ? 'core' : g}/${res}: ${r.verbs.join(',')}`),
+          ),
+        )
+        .sort();
+    const expected = parseLookupKinds(DEFAULT_LOOKUP_KINDS)
+      .map((k) => `${k.group === '' ? 'core' : k.group}/${k.resource}: get,list,watch`)
+      .sort();
+    expect(grants(docs)).toEqual(expected);
+    expect(docs.find((d) => d.kind === 'ClusterRoleBinding')).toMatchObject({
+      roleRef: { kind: 'ClusterRole', name: 'kubemod-operator-lookups' },
+      subjects: [{ kind: 'ServiceAccount', name: 'kubemod-operator', namespace: 'kubemod-system' }],
+    });
+    // The default install grants none of it: no watch on any lookup kind, no role of that name.
+    const watched = clusterRules(bundle())
+      .filter((r) => r.verbs.includes('watch') || r.verbs.includes('*'))
+      .flatMap((r) => r.resources);
+    for (const kind of parseLookupKinds(DEFAULT_LOOKUP_KINDS))
+      expect(watched).not.toContain(kind.resource);
+    expect(bundle().some((d) => d.metadata?.name === 'kubemod-operator-lookups')).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import { BUNDLE_SOURCES } from '../../scripts/bundle-sources.js';
 import {
   APPLY_EXISTING_RBAC_SOURCE,
   POLICY_REPORTS_RBAC_SOURCE,
+  LOOKUPS_RBAC_SOURCE,
   CHART_DIR,
   chartSources,
   DASHBOARD_SOURCE,
@@ -145,6 +146,12 @@ describe('chartSources', () => {
       alsoRequires: 'gt (int .Values.audit.intervalSeconds) 0',
     });
     expect(BUNDLE_SOURCES).not.toContain(POLICY_REPORTS_RBAC_SOURCE);
+    // Lookups' watch permission: off unless lookups.rbac.enabled.
+    expect(OPTIONAL_SOURCES.find((s) => s.path === LOOKUPS_RBAC_SOURCE)).toMatchObject({
+      valuePath: 'lookups.rbac.enabled',
+      enabledByDefault: false,
+    });
+    expect(BUNDLE_SOURCES).not.toContain(LOOKUPS_RBAC_SOURCE);
     expect(new Set(paths).size).toBe(paths.length);
   });
 });

@@ -34,6 +34,10 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | trunc 63 | trimSuffix "-" | qu
 - {{ printf "--apply-existing-namespace-regex=%s" . | quote }}
 {{- end }}
 {{- end }}
+{{- $lookupKinds := join "," .Values.lookups.kinds }}
+{{- if ne $lookupKinds "ConfigMap,Deployment,ReplicaSet:metadata,StatefulSet,DaemonSet,Job:metadata,CronJob" }}
+- {{ printf "--lookup-kinds=%s" (default "none" $lookupKinds) | quote }}
+{{- end }}
 {{- end -}}
 
 {{/*

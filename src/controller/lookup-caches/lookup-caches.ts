@@ -10,7 +10,7 @@ import {
 } from '../informer.js';
 import type { KubeClient } from '../kube-client.js';
 import { compactForLookup } from './compact-object.js';
-import { apiVersionOf, collectionPath, type LookupKind } from './lookup-kinds.js';
+import { apiVersionOf, collectionPath, LOOKUPS_RBAC, type LookupKind } from './lookup-kinds.js';
 
 /** Accept header of a metadata-only list/watch (the API server answers PartialObjectMetadata). */
 export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
@@ -124,16 +124,14 @@ export function createLookupCaches(options: LookupCachesOptions): LookupCaches {
           ),
         );
         options.kinds.forEach((kind, i) => {
-          if (allowed[i] === true) {
-            startKind(kind);
-            return;
-          }
-          forbidden.add(kind);
-          logger.warn(
-            { lookupKind: kind.kind, resource: kind.resource },
-            'lookups of this kind are unavailable: the operator may not list and watch it (config/optional/lookups-rbac.yaml)',
-          );
+          if (allowed[i] === true) startKind(kind);
+          else forbidden.add(kind);
         });
+        if (forbidden.size > 0)
+          logger.warn(
+            { lookupKinds: [...forbidden].map((k) => k.kind) },
+            `lookups of these kinds are unavailable: the operator may not list and watch them (an admin installs ${LOOKUPS_RBAC})`,
+          );
       })();
       return started;
     },

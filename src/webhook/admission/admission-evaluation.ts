@@ -1,6 +1,7 @@
 import type { AdmissionOperation } from '../../api/index.js';
 import { evaluate, type EvaluationRequest, type EvaluationResult } from '../../engine/evaluate.js';
 import { evaluateSliced, type SliceScheduler } from '../../engine/sliced-evaluation.js';
+import { evaluateWithLookups } from '../../engine/cluster/resolve-loop.js';
 import type { JsonObject } from '../../engine/json.js';
 import type { WebhookDependencies } from '../dependencies.js';
 import { syntheticRefsFor } from './synthetic-refs.js';
@@ -22,6 +23,9 @@ export interface EvaluationDependencies {
   readonly refs: WebhookDependencies['refs'];
   readonly limits: Pick<WebhookDependencies['limits'], 'template' | 'work'>;
   readonly clock?: (() => number) | undefined;
+  /** What lookups read, and how pending ones are resolved (the operator's caches). */
+  readonly cluster?: WebhookDependencies['cluster'];
+  readonly lookupResolver?: WebhookDependencies['lookupResolver'];
 }
 
 /**
@@ -57,8 +61,12 @@ export async function evaluateAdmissionSliced(
   deps: EvaluationDependencies,
   scheduler: SliceScheduler,
 ): Promise<EvaluationResult> {
-  const sliced = await evaluateSliced(deps.store(), admissionRequest(input, deps), scheduler);
-  return sliced.result;
+  const request = admissionRequest(input, deps);
+  // Lookups that wait for an access review: resolved, then evaluated again (no pending: once).
+  return evaluateWithLookups(
+    async () => (await evaluateSliced(deps.store(), request, scheduler)).result,
+    deps.lookupResolver,
+  );
 }
 
 function admissionRequest(
@@ -74,5 +82,6 @@ function admissionRequest(
     limits: deps.limits.template,
     work: deps.limits.work,
     clock: deps.clock,
+    cluster: deps.cluster,
   };
 }

@@ -11,15 +11,17 @@ import {
 import type { AdmissionRequest } from './admission-review.js';
 import type { WebhookDependencies } from '../dependencies.js';
 import type { HandlerOutcome } from './dragnet-handler.js';
+import { literalLookupErrors } from './literal-lookup-review.js';
+import type { ModRuleSpec } from '../../api/modrule-types.js';
 
 /**
  * Validating webhook for ModRules: API validation plus compilation, so bad selects, regexes,
  * templates and patch paths are refused with every field error. DELETE is always allowed.
  */
-export function handleValidateModRule(
+export async function handleValidateModRule(
   request: AdmissionRequest,
   deps: WebhookDependencies,
-): HandlerOutcome {
+): Promise<HandlerOutcome> {
   if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') {
     return { response: { allowed: true }, result: 'skipped' };
   }
@@ -42,13 +44,42 @@ export function handleValidateModRule(
   // mmodrule.kubemod.io) let a forged author through: refuse rather than trust it.
   const expected = recordFor(request);
   const actual = object === undefined ? undefined : authorAnnotationOf(object);
-  if (actual === expected) return { response: { allowed: true }, result: 'allowed' };
+  if (actual === expected)
+    return reviewLiteralLookups(request, check.modRule, check.rule.key, deps);
   const message = `ModRule ${check.rule.key} is invalid: metadata.annotations[${AUTHOR_ANNOTATION}]: must be ${expected === undefined ? 'absent' : "the requesting user's identity"}, as the mutating webhook mmodrule.kubemod.io writes it (is that webhook installed, and does another mutating webhook change the annotation?)`;
   deps.logger.warn(
     { uid: request.uid, modRule: check.rule.key, user: userOf(request) },
     'ModRule with a forged author refused',
   );
   return { response: { allowed: false, status: { code: 403, message } }, result: 'rejected' };
+}
+
+/**
+ * The last check: the requesting user may `get` every object the rule's lookups name literally
+ * (docs/lookups-operator.md); the operator asks the API server, a standalone webhook has no check.
+ */
+async function reviewLiteralLookups(
+  request: AdmissionRequest,
+  rule: { readonly spec: ModRuleSpec },
+  key: string,
+  deps: WebhookDependencies,
+): Promise<HandlerOutcome> {
+  const user = request.userInfo;
+  if (deps.lookupAdmission === undefined || user === undefined || user === 'too-large')
+    return { response: { allowed: true }, result: 'allowed' };
+  const errors = await literalLookupErrors(rule, user, deps.lookupAdmission);
+  if (errors.length === 0) return { response: { allowed: true }, result: 'allowed' };
+  deps.logger.info(
+    { uid: request.uid, modRule: key, errors },
+    'ModRule naming what its author may not read refused',
+  );
+  return {
+    response: {
+      allowed: false,
+      status: { code: 403, message: describeInvalidModRule(key, errors) },
+    },
+    result: 'rejected',
+  };
 }
 
 /** The author record a ModRule written by this request must carry (undefined: none). */
