@@ -21,9 +21,11 @@ const MANAGED = [
   },
 ];
 
-function template(app: string): JsonObject {
+function template(app: string, hash?: string): JsonObject {
   return {
-    metadata: { labels: { app, tier: 'web' } },
+    metadata: {
+      labels: { app, tier: 'web', ...(hash === undefined ? {} : { 'pod-template-hash': hash }) },
+    },
     spec: {
       containers: [
         {
@@ -66,11 +68,15 @@ export function replicaSet(i: number, revision: number): JsonObject {
       namespace: meta.namespace,
       labels: { app: meta.name, 'pod-template-hash': `h${String(revision)}` },
       annotations: { 'deployment.kubernetes.io/revision': String(revision + 1) },
+      // The uid is made up: no garbage collector runs where these are created.
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: meta.name, uid: 'u', controller: true },
+      ],
     },
     spec: {
       replicas: 0,
       selector: { matchLabels: { app: meta.name, 'pod-template-hash': `h${String(revision)}` } },
-      template: template(meta.name),
+      template: template(meta.name, `h${String(revision)}`),
     },
   };
 }
@@ -93,29 +99,14 @@ export function configMap(i: number): JsonObject {
 }
 
 /** As the API server hands them out: with uid, resourceVersion and managedFields. */
-function stored(obj: JsonObject, n: number, owner?: JsonObject): JsonObject {
-  const metadata = obj.metadata as JsonObject;
-  const ownerMeta = owner?.metadata as { name: string } | undefined;
+function stored(obj: JsonObject, n: number): JsonObject {
   return {
     ...obj,
     metadata: {
-      ...metadata,
+      ...(obj.metadata as JsonObject),
       uid: `uid-${String(n)}`,
       resourceVersion: String(1000 + n),
       managedFields: MANAGED,
-      ...(ownerMeta === undefined
-        ? {}
-        : {
-            ownerReferences: [
-              {
-                apiVersion: 'apps/v1',
-                kind: 'Deployment',
-                name: ownerMeta.name,
-                uid: 'u',
-                controller: true,
-              },
-            ],
-          }),
     },
   };
 }
@@ -127,7 +118,7 @@ export function lookupObjects(): Record<string, JsonObject[]> {
   const replicaSets: JsonObject[] = [];
   for (let i = 0; i < DEPLOYMENTS; i++)
     for (let r = 0; r < REPLICASETS_PER_DEPLOYMENT; r++)
-      replicaSets.push(stored(replicaSet(i, r), n++, deployment(i)));
+      replicaSets.push(stored(replicaSet(i, r), n++));
   const configMaps = Array.from({ length: CONFIGMAPS }, (_, i) => stored(configMap(i), n++));
   return { Deployment: deployments, ReplicaSet: replicaSets, ConfigMap: configMaps };
 }
