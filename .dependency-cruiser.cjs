@@ -98,6 +98,22 @@ module.exports = {
       to: { path: '^src/(webhook|controller|audit|reports|tls|cli)/' },
     },
     {
+      name: 'external-data-knows-no-server',
+      comment:
+        'src/external-data (ExternalDataProvider objects, their HTTPS client, the answer cache and ' +
+        'the external half of the ClusterView) is handed to the webhook by the operator: it does ' +
+        'not import the webhook, the controller, audit, reports, TLS management, rule sources or ' +
+        'the CLI, nor a Kubernetes client (the operator injects the Secret reader).',
+      severity: 'error',
+      from: { path: '^src/external-data/', pathNot: TESTS },
+      to: {
+        path: [
+          '^src/(webhook|controller|audit|reports|tls|rules|cli)/',
+          '^node_modules/@kubernetes/client-node/',
+        ],
+      },
+    },
+    {
       name: 'webhook-knows-no-controller-or-cli',
       severity: 'error',
       comment:

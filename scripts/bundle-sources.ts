@@ -12,6 +12,7 @@ import { loadAll } from 'js-yaml';
 export const BUNDLE_SOURCES: readonly string[] = [
   'config/manager/namespace.yaml',
   'config/crd/modrules.api.kubemod.io.yaml',
+  'config/crd/externaldataproviders.api.kubemod.io.yaml',
   'config/rbac/service-account.yaml',
   'config/rbac/cluster-role.yaml',
   'config/rbac/cluster-role-binding.yaml',

@@ -104,13 +104,14 @@ describe('startOperator', () => {
       })();
     });
     const starting = startOperator(config(), runtime(kube));
-    // Six informers (ModRules, Namespaces, Nodes, the Secret, two webhook configurations).
-    for (let i = 0; i < 100 && kube.calls.filter((c) => c.startsWith('LIST')).length < 6; i++)
+    // Seven informers (ModRules, Namespaces, Nodes, the Secret, two webhook configurations,
+    // ExternalDataProviders).
+    for (let i = 0; i < 100 && kube.calls.filter((c) => c.startsWith('LIST')).length < 7; i++)
       await new Promise((resolve) => setImmediate(resolve));
     releaseSecret();
     const operator = await starting;
     try {
-      expect(listsBeforeSecret).toBe(6);
+      expect(listsBeforeSecret).toBe(7);
       expect(operator.ready()).toBe(true);
       expect(kube.calls).toContain(`POST ${SECRETS}`);
     } finally {

@@ -37,6 +37,7 @@ import { ensureAuthorKey } from '../audit/author-key-secret.js';
 import { authorSigner } from '../audit/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
+import { createOperatorExternalData } from './external-data-sync.js';
 import { authorOf } from '../audit/author-record.js';
 
 export interface OperatorRuntime {
@@ -138,6 +139,15 @@ export async function startOperator(
     ),
   ];
   const ruleInformers = [modRules, namespaces, nodes];
+  // ExternalDataProvider objects and their answer cache (docs/lookups.md, "External data").
+  const external = createOperatorExternalData({
+    client,
+    informer: (path) => informer(path),
+    namespace: config.namespace,
+    clusterNamespace: config.clusterNamespace,
+    logger,
+    now: rt.now,
+  });
   // Watch caches that template lookups read (docs/lookups-operator.md); ready only once synced.
   const lookups = createOperatorLookups({
     client,
@@ -149,6 +159,10 @@ export async function startOperator(
     logger,
     now: rt.now,
     delay: rt.delay,
+    external: {
+      view: (asker, provider, key) => external.data.view.external(asker, provider, key),
+      resolver: external.data.resolver,
+    },
   });
 
   let leaderWork: () => void = () => undefined;
@@ -270,7 +284,8 @@ export async function startOperator(
     !stopping &&
     serving.server !== undefined &&
     ruleInformers.every((inf) => inf.synced) &&
-    lookups.caches.synced();
+    lookups.caches.synced() &&
+    external.synced();
   const health: HealthServer | undefined =
     config.healthPort < 0
       ? undefined
@@ -368,11 +383,12 @@ export async function startOperator(
   }
   const periodic = setInterval(leaderWork, config.reconcileIntervalMs);
 
-  for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.start();
+  for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer]) inf.start();
   elector.start();
   const readyPromise = Promise.all([
     ...ruleInformers.map((inf) => inf.waitForSync()),
     lookups.caches.waitForSync(),
+    external.waitForSync(),
   ]).then(() => {
     logger.info({ rules: store.size }, 'initial sync complete; ready');
     initialSyncDone = true;
@@ -390,8 +406,9 @@ export async function startOperator(
     lifetime.abort();
     await operatorAudit.stop();
     await elector.stop();
-    for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+    for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer]) inf.stop();
     lookups.caches.stop();
+    external.data.close();
     await health?.close();
     throw err;
   }
@@ -417,8 +434,10 @@ export async function startOperator(
         const closing = listening.close();
         await elector.stop();
         await closing;
-        for (const inf of [...ruleInformers, secrets, ...webhookConfigs]) inf.stop();
+        for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer])
+          inf.stop();
         lookups.caches.stop();
+        external.data.close();
         await chain;
         await health?.close();
         logger.info('operator stopped');

@@ -56,6 +56,8 @@ export const errorCatalog = {
     code: 'KM7002',
     summary: 'the kubeconfig or in-cluster configuration cannot be used',
   },
+  PROVIDER_INVALID: { code: 'KM7010', summary: 'ExternalDataProvider is invalid' },
+  PROVIDER_CALL: { code: 'KM7011', summary: 'an external-data provider call failed' },
 } as const;
 
 export type ErrorName = keyof typeof errorCatalog;

@@ -51,14 +51,15 @@ export async function ensureNamespace(kubectl: Kubectl, name: string): Promise<v
   await kubectl(['create', 'namespace', name]);
 }
 
-/** Installs the ModRule CRD from config/crd and waits until it is established. */
+/** Installs the CRDs of config/crd (ModRule, ExternalDataProvider) and waits until established. */
 export async function installCrd(kubectl: Kubectl): Promise<void> {
-  await kubectl(['apply', '-f', `${repoRoot}/config/crd/modrules.api.kubemod.io.yaml`]);
+  await kubectl(['apply', '-f', `${repoRoot}/config/crd/`]);
   await kubectl([
     'wait',
     '--for=condition=Established',
     '--timeout=60s',
     'crd/modrules.api.kubemod.io',
+    'crd/externaldataproviders.api.kubemod.io',
   ]);
 }
 
