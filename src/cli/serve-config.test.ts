@@ -15,6 +15,7 @@ describe('parseServeArgs', () => {
         healthPort: undefined,
         certDir: undefined,
         refsPath: undefined,
+        clusterPaths: [],
         clusterNamespace: 'kubemod-system',
         logLevel: 'info',
         bodyLimitBytes: 3 * 1024 * 1024,

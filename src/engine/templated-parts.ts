@@ -87,18 +87,32 @@ function renderedParser<T>(
 /** Compiles a select that holds template actions (see the file comment). */
 export function compileTemplatedSelect(source: string): CompiledSelect {
   const template = compileTemplate(source);
-  // A rendered action may stand for a name, a number or a quoted string's content.
-  const probed = firstCompiling([probe(source, 'x'), probe(source, '0')]);
+  // A rendered action may stand for a name, a number or a quoted string's content. A template
+  // with control structures (range, if…) builds the expression's shape itself: it is checked
+  // when rendered, and its captures are known only then.
+  const probes = [probe(source, 'x'), probe(source, '0')];
+  const probed = CONTROL.test(source) ? compilingOrUndefined(probes) : firstCompiling(probes);
   const parse = renderedParser(template, compileSelect, 'select');
   const compiled = (root: unknown): CompiledSelect => parse(renderContext(root, {}));
   return {
     source,
     isKindPath: false,
-    captureCount: probed.captureCount,
+    captureCount: probed?.captureCount ?? Number.MAX_SAFE_INTEGER,
     evaluate: (root: unknown): unknown => compiled(root).evaluate(root),
     outcome: (root: unknown): SelectOutcome => compiled(root).outcome(root),
     items: (root: unknown): SelectItem[] => compiled(root).items(root),
   };
+}
+
+/** An action that opens, continues or closes a control structure. */
+const CONTROL = /\{\{-?\s*(?:range|if|with|else|end|define|block|template)\b/;
+
+function compilingOrUndefined(sources: readonly string[]): CompiledSelect | undefined {
+  try {
+    return firstCompiling(sources);
+  } catch {
+    return undefined;
+  }
 }
 
 function firstCompiling(sources: readonly string[]): CompiledSelect {

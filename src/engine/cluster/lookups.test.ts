@@ -124,7 +124,7 @@ describe('lookups in templates', () => {
     [
       'a cluster-scoped kind from a namespaced rule',
       'a',
-      '{{ (lookup "v1" "Node" "" "n1").metadata.name }}',
+      '{{ (lookup "v1" "Node" (print "") "n1").metadata.name }}',
       'KM5005 lookup v1/Node n1: refused: a rule in namespace a cannot read cluster-scoped Node objects (only rules in kubemod-system can)',
     ],
     [

@@ -1,11 +1,12 @@
-import type { ExplainNodeBase } from './schema.js';
-
 /**
  * One read of the cluster the rule made (lookup, controllerOwner/ownerChain, external,
  * externalOr; docs/lookups.md), in the order made, and what it answered. status: info when it
  * answered (found or absent), failed when it was refused, unavailable or still pending.
  */
-export interface LookupNode extends ExplainNodeBase<'lookup', 'info' | 'failed'> {
+export interface LookupNode {
+  readonly kind: 'lookup';
+  readonly status: 'info' | 'failed';
+  readonly label: string;
   readonly function: 'lookup' | 'external';
   /** `v1/ConfigMap shop/settings`, or `<provider> <key>`. */
   readonly target: string;

@@ -1,7 +1,12 @@
 import { oneLine } from './labels.js';
 import type { RuleRecord } from './recorder.js';
-import type { NodeContext } from './rule-nodes.js';
-import type { LookupNode, NoteNode } from './schema.js';
+import type { ExplainLimits, LookupNode, NoteNode } from './schema.js';
+
+/** What the node builders share (rule-nodes' NodeContext has these). */
+interface NodeContext {
+  readonly limits: ExplainLimits;
+  cut(text: string, maxChars: number): string;
+}
 
 /** The rule's reads of the cluster, in the order made (see LookupNode). */
 export function lookupNodes(record: RuleRecord, context: NodeContext): (LookupNode | NoteNode)[] {

@@ -246,7 +246,7 @@ describe('PUT /v1/dryrun unknown members', () => {
     const answer = await send(harness.server.port, testTls().ca, 'PUT', '/v1/dryrun', body);
     expect(answer.status).toBe(400);
     expect(answer.json<{ error: string }>().error).toMatch(
-      /^unknown members "synteticRefs" \(did you mean "syntheticRefs"\?\), "extra" of the dry-run request; it takes resourceManifest, modRules, namespace, operation, syntheticRefs, oldResourceManifest$/,
+      /^unknown members "synteticRefs" \(did you mean "syntheticRefs"\?\), "extra" of the dry-run request; it takes resourceManifest, modRules, namespace, operation, syntheticRefs, oldResourceManifest, cluster$/,
     );
   });
 
