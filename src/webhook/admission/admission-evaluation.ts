@@ -59,6 +59,7 @@ export async function evaluateAdmissionSliced(
   input: AdmissionEvaluationInput,
   deps: EvaluationDependencies,
   scheduler: SliceScheduler,
+  timeLeftMs?: () => number,
 ): Promise<EvaluationResult> {
   const request = admissionRequest(input, deps);
   // Lookups that answered pending are resolved (access reviews, provider calls) and the request
@@ -66,6 +67,8 @@ export async function evaluateAdmissionSliced(
   return evaluateWithLookups(
     async () => (await evaluateSliced(deps.store(), request, scheduler)).result,
     deps.askResolver,
+    undefined,
+    timeLeftMs,
   );
 }
 

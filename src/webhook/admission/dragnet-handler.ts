@@ -6,6 +6,7 @@ import type { RequestResult } from '../../observability/metrics.js';
 import type { AdmissionRequest, AdmissionResponse } from './admission-review.js';
 import type { LoopSlicing, RuleFailureContext, WebhookDependencies } from '../dependencies.js';
 import { admissionNamespace, evaluateAdmissionSliced } from './admission-evaluation.js';
+import { DEFAULT_RESOLVE_MS } from '../../engine/cluster/resolve-loop.js';
 import { ruleWarnings } from './admission-warnings.js';
 import { failClosedCandidates, notEvaluatedRefusals } from './fail-closed.js';
 import { refusalText, ruleOfRejection } from '../../engine/enforcement.js';
@@ -93,6 +94,8 @@ export async function handleDragnet(
       },
       deps,
       scheduler,
+      // A resolve round (access reviews, provider calls) never outlasts the request's deadline.
+      () => Math.min(DEFAULT_RESOLVE_MS, deadlineAt - slicing.clock()),
     );
     return answer(result, context, deps);
   } catch (err) {
