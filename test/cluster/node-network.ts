@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { adoptProcess, createCgroups, killCgroupProcesses, removeCgroups } from './node-cgroups.js';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -109,20 +109,9 @@ export async function createNodeNetwork(dir: string, detached: boolean): Promise
   );
   let addresses: NodeAddresses | undefined;
   const close = async (): Promise<void> => {
-    const claimed = addresses;
-    if (claimed !== undefined) {
-      const survivors = await killCgroupProcesses(claimed.cgroupName);
-      if (survivors.length > 0) {
-        throw new Error(`node processes ${survivors.join(', ')} survived SIGKILL`);
-      }
-    }
+    await releaseNode({ addresses, createdDirs });
     killNow(holder);
     await holder.exited;
-    if (claimed !== undefined) {
-      await waitForLinkGone(claimed.hostLink);
-      removeCgroups(claimed.cgroupName);
-    }
-    for (const path of [...createdDirs].reverse()) rmSync(path, { recursive: true, force: true });
   };
   try {
     await waitForFile(ready, holder);
@@ -135,6 +124,36 @@ export async function createNodeNetwork(dir: string, detached: boolean): Promise
     throw error;
   }
   return { addresses, holder, createdDirs, close };
+}
+
+/** What a node holds on the host, as recorded (a detached dev cluster keeps it in its state). */
+export interface NodeRecord {
+  readonly addresses: NodeAddresses | undefined;
+  readonly createdDirs: readonly string[];
+}
+
+/**
+ * Kills every process of the node's cgroups (the holder too: it is in them), waits until the
+ * veth pair is gone with its namespace, removes the cgroups and the mount points it created.
+ */
+export async function releaseNode(record: NodeRecord): Promise<void> {
+  const claimed = record.addresses;
+  if (claimed !== undefined) {
+    const survivors = await killCgroupProcesses(claimed.cgroupName);
+    if (survivors.length > 0) {
+      throw new Error(`node processes ${survivors.join(', ')} survived SIGKILL`);
+    }
+    await waitForLinkGone(claimed.hostLink);
+    removeCgroups(claimed.cgroupName);
+  }
+  // Only when empty: another node on this machine may have mounted over them since.
+  for (const path of [...record.createdDirs].reverse()) {
+    try {
+      rmdirSync(path);
+    } catch {
+      // in use or not empty: leave it
+    }
+  }
 }
 
 async function waitForFile(path: string, proc: ManagedProcess): Promise<void> {
