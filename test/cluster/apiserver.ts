@@ -1,11 +1,20 @@
 import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiserverNetwork } from './control-plane.js';
 import type { ControlPlanePki } from './pki.js';
 import { logTail, type ManagedProcess } from './processes.js';
 
 // kube-apiserver's command line and readiness wait, for control-plane.ts.
+
+/** The API server's address, certificate and ranges when a real node must reach it. */
+export interface ApiserverNetwork {
+  /** Listen and advertise here instead of 127.0.0.1 (the host end of the node's veth). */
+  readonly bindAddress: string;
+  /** Added to the serving certificate (the `kubernetes` Service's ClusterIP). */
+  readonly extraServingIps: readonly string[];
+  /** Instead of 10.0.0.0/24. */
+  readonly serviceClusterIpRange: string;
+}
 
 export function kubeApiserverArgs(
   dir: string,

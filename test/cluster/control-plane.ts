@@ -8,7 +8,7 @@ import { resolveControlPlaneBinaries, type ControlPlaneBinaries } from './binari
 import { spawnControllers, waitForControllers } from './controllers.js';
 import { DEFAULT_NODES, registerNodes, type HarnessNode } from './nodes.js';
 import { freeLoopbackPorts } from './ports.js';
-import { kubeApiserverArgs, waitForReady } from './apiserver.js';
+import { kubeApiserverArgs, waitForReady, type ApiserverNetwork } from './apiserver.js';
 import { writeAdminKubeconfig, writeControlPlanePki, type ControlPlanePki } from './pki.js';
 import { killNow, spawnLogged, terminate, type ManagedProcess } from './processes.js';
 import {
@@ -19,6 +19,7 @@ import {
 
 // Kept here too: callers import it from this module.
 export { freeLoopbackPorts } from './ports.js';
+export type { ApiserverNetwork } from './apiserver.js';
 
 export interface ControlPlaneOptions {
   /** Defaults to {@link resolveControlPlaneBinaries}. */
@@ -46,16 +47,6 @@ export interface ControlPlaneOptions {
   readonly nodes?: readonly HarnessNode[];
   /** Where the API server listens and what it serves, for a real node (real-node-cluster.ts). */
   readonly apiserverNetwork?: ApiserverNetwork;
-}
-
-/** The API server's address, certificate and ranges when a real node must reach it. */
-export interface ApiserverNetwork {
-  /** Listen and advertise here instead of 127.0.0.1 (the host end of the node's veth). */
-  readonly bindAddress: string;
-  /** Added to the serving certificate (the `kubernetes` Service's ClusterIP). */
-  readonly extraServingIps: readonly string[];
-  /** Instead of 10.0.0.0/24. */
-  readonly serviceClusterIpRange: string;
 }
 
 export interface ControlPlanePids {
