@@ -30,7 +30,7 @@ describe('the real node harness', () => {
   it('runs Pods, routes Services, and leaves the host as it found it', async () => {
     const before = hostSnapshot();
     const cluster: RealNodeCluster = await startRealNodeCluster();
-    let seen: number[] | undefined;
+    const seen: number[] = [];
     let netns: string | undefined;
     let mntns: string | undefined;
     try {
@@ -83,7 +83,7 @@ describe('the real node harness', () => {
       expect(['200', '401', '403']).toContain(status);
 
       // containerd, its shims, the Pod's processes, the kubelet, kube-proxy and the holder.
-      seen = [...nodePids(node.network.addresses.cgroupName), node.network.holder.pid];
+      seen.push(...nodePids(node.network.addresses.cgroupName), node.network.holder.pid);
       expect(seen.length).toBeGreaterThan(4);
       // The kubelet really writes its kernel tunables (so restoring them matters).
       expect(readSysctls(['vm/overcommit_memory'])).toEqual({ 'vm/overcommit_memory': '1' });
@@ -91,8 +91,7 @@ describe('the real node harness', () => {
       await cluster.stop();
     }
     const after = hostSnapshot();
-    expect(seen).toBeDefined();
-    expect(alive(seen ?? [])).toEqual([]);
+    expect(alive(seen)).toEqual([]);
     if (netns !== undefined) expect(processesIn(netns, 'net')).toEqual([]);
     if (mntns !== undefined) expect(processesIn(mntns, 'mnt')).toEqual([]);
     expect(after.links).toEqual(before.links);
