@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
-import { adoptProcess, createCgroups, killCgroupProcesses, removeCgroups } from './node-cgroups.js';
+import {
+  adoptProcess,
+  createCgroups,
+  killCgroupProcesses,
+  nodeCgroupNames,
+  removeCgroups,
+} from './node-cgroups.js';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { killNow, logTail, spawnLogged, type ManagedProcess } from './processes.js';
@@ -91,6 +97,7 @@ function topMissing(path: string): string | undefined {
  * and the node's cgroup in every cgroup v1 hierarchy.
  */
 export async function createNodeNetwork(dir: string, detached: boolean): Promise<NodeNetwork> {
+  await removeStaleNodes();
   const createdDirs: string[] = [];
   for (const path of PRIVATE_DIRS) {
     const top = topMissing(path);
@@ -124,6 +131,29 @@ export async function createNodeNetwork(dir: string, detached: boolean): Promise
     throw error;
   }
   return { addresses, holder, createdDirs, close };
+}
+
+/**
+ * Cleans up after nodes whose run was killed outright (PDEATHSIG ends the kubelet, containerd and
+ * the namespace holder, but shims daemonize): a node cgroup whose veth pair is gone belongs to
+ * no live node, so whatever still runs in it is killed and the cgroup removed. Returns the names.
+ */
+export async function removeStaleNodes(): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of nodeCgroupNames(NODE_CGROUP_PREFIX)) {
+    const index = Number(name.slice(NODE_CGROUP_PREFIX.length));
+    if (!Number.isInteger(index)) continue;
+    if (existsSync(`/sys/class/net/${nodeAddresses(index).hostLink}`)) continue;
+    const survivors = await killCgroupProcesses(name, 5_000);
+    if (survivors.length > 0) continue;
+    try {
+      removeCgroups(name);
+      removed.push(name);
+    } catch {
+      // another harness is creating it right now: leave it
+    }
+  }
+  return removed;
 }
 
 /** What a node holds on the host, as recorded (a detached dev cluster keeps it in its state). */
