@@ -208,6 +208,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           controllerManagerPort,
           schedulerPort,
           detached,
+          // Services of running Pods need endpoints (only a real node has running Pods).
+          ...(network === undefined
+            ? {}
+            : { extraControllers: ['endpoint', 'endpointslice', 'endpointslicemirroring'] }),
         }),
       );
       recordOwnerPids(

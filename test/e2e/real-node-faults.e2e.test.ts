@@ -8,9 +8,9 @@ import {
   waitFor,
 } from './support/kubectl.js';
 import { uniqueName } from './support/names.js';
-import { modRule } from './support/operator-fixtures.js';
 import {
   installReleasedBundle,
+  modRule,
   OPERATOR_DEPLOYMENT,
   realNode,
   SYSTEM_NAMESPACE,

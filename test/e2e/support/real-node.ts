@@ -34,6 +34,16 @@ export const SYSTEM_NAMESPACE = 'kubemod-system';
 export const OPERATOR_DEPLOYMENT = 'kubemod-operator';
 const REGISTRY_PORT = 5000;
 
+/** A ModRule manifest (kept here: operator-fixtures.ts loads the operator, and with it re2). */
+export function modRule(name: string, namespace: string, spec: object): object {
+  return {
+    apiVersion: 'api.kubemod.io/v1beta1',
+    kind: 'ModRule',
+    metadata: { name, namespace },
+    spec,
+  };
+}
+
 export function realNode(): RealNodeInfo {
   return inject('realNode');
 }
