@@ -31,7 +31,7 @@ let bundle: InstalledBundle;
 let ns: string;
 
 interface Pod {
-  metadata: { name: string };
+  metadata: { name: string; deletionTimestamp?: string };
   status: { containerStatuses?: { containerID?: string; restartCount: number; ready: boolean }[] };
 }
 
@@ -117,7 +117,12 @@ describe('the released bundle under load and faults', () => {
   });
 
   it('(b) lets nothing through while one operator container is SIGKILLed', async () => {
-    const [victim] = await operatorPods();
+    // A running replica, not one the rollout above is still terminating.
+    const victim = (await operatorPods()).find(
+      (p) =>
+        p.metadata.deletionTimestamp === undefined &&
+        p.status.containerStatuses?.[0]?.ready === true,
+    );
     const status = victim?.status.containerStatuses?.[0];
     const id = (status?.containerID ?? '').replace(/^containerd:\/\//, '');
     const restartsBefore = status?.restartCount ?? 0;
