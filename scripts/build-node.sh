@@ -86,7 +86,7 @@ node -e '
 ' "$layout/index.json" "$PAUSE_IMAGE"
 tar -C "$layout" -cf "$staging/pause.tar" .
 
-rm -rf "$target/bin" "$target/pause.tar"
+rm -rf "${target:?}/bin" "${target:?}/pause.tar"
 mv "$staging/bin" "$target/bin"
 mv "$staging/pause.tar" "$target/pause.tar"
 echo "$inputs_hash" > "$stamp"
