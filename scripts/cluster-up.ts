@@ -1,8 +1,12 @@
 // Starts a local cluster (test/cluster/control-plane.ts) that outlives this script: etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler and two Ready Nodes (no kubelet, so
 // Pods are scheduled but never run).
-// Usage: npm run cluster:up [-- --no-controllers]   (stop it with npm run cluster:down)
+// With --real-node, one real node instead (test/cluster/real-node-cluster.ts: containerd,
+// kubelet, kube-proxy in their own namespaces; root, Linux, scripts/install-node-tools.sh), so
+// Pods run and Services route.
+// Usage: npm run cluster:up [-- --no-controllers | --real-node]   (stop: npm run cluster:down)
 import { resolveControlPlaneBinaries } from '../test/cluster/binaries.js';
+import { dirname } from 'node:path';
 import { startControlPlane } from '../test/cluster/control-plane.js';
 import {
   devClusterStatePath,
@@ -11,6 +15,7 @@ import {
   stopDevCluster,
   writeDevClusterState,
 } from '../test/cluster/dev-cluster.js';
+import { startRealNodeCluster } from '../test/cluster/real-node-cluster.js';
 
 function printUsage(kubeconfigPath: string, server: string): void {
   console.log(`kube-apiserver: ${server}`);
@@ -21,18 +26,23 @@ function printUsage(kubeconfigPath: string, server: string): void {
   console.log('Stop it with: npm run cluster:down');
 }
 
-function parseArgs(argv: readonly string[]): { controllers: boolean } {
+function parseArgs(argv: readonly string[]): { controllers: boolean; realNode: boolean } {
   let controllers = true;
+  let realNode = false;
   for (const arg of argv) {
     if (arg === '--no-controllers') controllers = false;
+    else if (arg === '--real-node') realNode = true;
     else
-      throw new Error(`unknown argument ${arg} (usage: npm run cluster:up [-- --no-controllers])`);
+      throw new Error(
+        `unknown argument ${arg} (usage: npm run cluster:up [-- --no-controllers | --real-node])`,
+      );
   }
-  return { controllers };
+  if (realNode && !controllers) throw new Error('--real-node needs the controllers');
+  return { controllers, realNode };
 }
 
 async function main(): Promise<void> {
-  const { controllers } = parseArgs(process.argv.slice(2));
+  const { controllers, realNode } = parseArgs(process.argv.slice(2));
   const previous = readDevClusterState();
   if (previous !== undefined) {
     if (isDevClusterRunning(previous)) {
@@ -44,7 +54,10 @@ async function main(): Promise<void> {
   }
 
   const binaries = await resolveControlPlaneBinaries();
-  const controlPlane = await startControlPlane({ binaries, detached: true, controllers });
+  const cluster = realNode ? await startRealNodeCluster({ binaries, detached: true }) : undefined;
+  const controlPlane =
+    cluster ?? (await startControlPlane({ binaries, detached: true, controllers }));
+  const node = cluster?.realNode;
   const { kubeControllerManager, kubeScheduler } = binaries;
   const statePath = writeDevClusterState({
     kubeconfigPath: controlPlane.kubeconfigPath,
@@ -58,6 +71,15 @@ async function main(): Promise<void> {
       ...(controllers && kubeScheduler !== undefined ? { kubeScheduler } : {}),
     },
     nodes: controlPlane.nodes,
+    ...(node === undefined
+      ? {}
+      : {
+          realNode: {
+            dir: dirname(node.paths.dir),
+            record: { addresses: node.network.addresses, createdDirs: node.network.createdDirs },
+            sysctls: node.sysctls,
+          },
+        }),
     startedAt: new Date().toISOString(),
   });
   console.log(`Control plane ready in ${String(controlPlane.startupMs)} ms (state: ${statePath}).`);
@@ -65,6 +87,14 @@ async function main(): Promise<void> {
     console.log(
       `Controllers and scheduler ready ${String(controlPlane.controllersStartupMs)} ms later; ` +
         `nodes: ${controlPlane.nodes.join(', ')}.`,
+    );
+  }
+  if (node !== undefined) {
+    const a = node.network.addresses;
+    console.log(
+      `Real node ${node.name} Ready ${String(node.startupMs)} ms after containerd started ` +
+        `(node IP ${a.nodeIp}, Pods ${a.podCidr}, Services ${a.serviceCidr}, routed from here; ` +
+        `logs ${node.paths.dir}/*.log; images: ctr --address ${node.paths.containerdSocket} -n k8s.io).`,
     );
   }
   const logs = controllers

@@ -1,6 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,8 +8,9 @@ import { resolveControlPlaneBinaries, type ControlPlaneBinaries } from './binari
 import { spawnControllers, waitForControllers } from './controllers.js';
 import { DEFAULT_NODES, registerNodes, type HarnessNode } from './nodes.js';
 import { freeLoopbackPorts } from './ports.js';
+import { kubeApiserverArgs, waitForReady, type ApiserverNetwork } from './apiserver.js';
 import { writeAdminKubeconfig, writeControlPlanePki, type ControlPlanePki } from './pki.js';
-import { killNow, logTail, spawnLogged, terminate, type ManagedProcess } from './processes.js';
+import { killNow, spawnLogged, terminate, type ManagedProcess } from './processes.js';
 import {
   CONTROL_PLANE_DIR_PREFIX,
   recordOwnerPids,
@@ -19,6 +19,7 @@ import {
 
 // Kept here too: callers import it from this module.
 export { freeLoopbackPorts } from './ports.js';
+export type { ApiserverNetwork } from './apiserver.js';
 
 export interface ControlPlaneOptions {
   /** Defaults to {@link resolveControlPlaneBinaries}. */
@@ -44,6 +45,8 @@ export interface ControlPlaneOptions {
    * `controllers`, none without.
    */
   readonly nodes?: readonly HarnessNode[];
+  /** Where the API server listens and what it serves, for a real node (real-node-cluster.ts). */
+  readonly apiserverNetwork?: ApiserverNetwork;
 }
 
 export interface ControlPlanePids {
@@ -60,6 +63,8 @@ export interface ControlPlane {
   readonly server: string;
   /** PEM of the CA that signed the API server's serving certificate. */
   readonly caPem: string;
+  /** The certificates and keys (a real node's kubelet gets a client certificate from it). */
+  readonly pki: ControlPlanePki;
   /** Temp dir holding certificates, etcd data, logs and the kubeconfig. */
   readonly dir: string;
   readonly pids: ControlPlanePids;
@@ -138,8 +143,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     ) {
       throw new Error('could not reserve loopback ports');
     }
-    const pki = writeControlPlanePki(dir);
-    const server = `https://127.0.0.1:${String(apiPort)}`;
+    const network = options.apiserverNetwork;
+    const host = network?.bindAddress ?? '127.0.0.1';
+    const pki = writeControlPlanePki(
+      dir,
+      network === undefined ? [] : [host, ...network.extraServingIps],
+    );
+    const server = `https://${host}:${String(apiPort)}`;
     const started = performance.now();
 
     const etcdClientUrl = `http://127.0.0.1:${String(etcdClientPort)}`;
@@ -166,7 +176,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       spawnLogged(
         'kube-apiserver',
         binaries.kubeApiserver,
-        kubeApiserverArgs(dir, apiPort, etcdClientUrl, pki, controllers),
+        kubeApiserverArgs(dir, apiPort, etcdClientUrl, pki, controllers, network),
         join(dir, 'kube-apiserver.log'),
         { detached },
       );
@@ -198,6 +208,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           controllerManagerPort,
           schedulerPort,
           detached,
+          // Services of running Pods need endpoints (only a real node has running Pods).
+          ...(network === undefined
+            ? {}
+            : { extraControllers: ['endpoint', 'endpointslice', 'endpointslicemirroring'] }),
         }),
       );
       recordOwnerPids(
@@ -249,6 +263,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       kubeconfigPath,
       server,
       caPem: pki.servingCaPem,
+      pki,
       dir,
       pids: {
         etcd: pidOf('etcd') ?? -1,
@@ -280,78 +295,4 @@ function requireControllerBinaries(binaries: ControlPlaneBinaries): {
     );
   }
   return { kubeControllerManager, kubeScheduler };
-}
-
-function kubeApiserverArgs(
-  dir: string,
-  port: number,
-  etcdUrl: string,
-  pki: ControlPlanePki,
-  controllers: boolean,
-): string[] {
-  return [
-    '--advertise-address=127.0.0.1',
-    '--bind-address=127.0.0.1',
-    `--secure-port=${String(port)}`,
-    `--etcd-servers=${etcdUrl}`,
-    `--cert-dir=${join(dir, 'apiserver-certs')}`,
-    `--tls-cert-file=${pki.servingCertFile}`,
-    `--tls-private-key-file=${pki.servingKeyFile}`,
-    `--client-ca-file=${pki.clientCaFile}`,
-    `--service-account-key-file=${pki.serviceAccountPublicKeyFile}`,
-    `--service-account-signing-key-file=${pki.serviceAccountPrivateKeyFile}`,
-    `--service-account-issuer=https://127.0.0.1:${String(port)}`,
-    '--authorization-mode=RBAC',
-    // Without a controller-manager nothing creates the default ServiceAccounts, which the
-    // ServiceAccount admission plugin requires of every Pod.
-    ...(controllers ? [] : ['--disable-admission-plugins=ServiceAccount']),
-    '--service-cluster-ip-range=10.0.0.0/24',
-    '--allow-privileged=true',
-  ];
-}
-
-async function waitForReady(
-  server: string,
-  pki: ControlPlanePki,
-  processes: readonly ManagedProcess[],
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastStatus: string;
-  for (;;) {
-    const dead = processes.find((proc) => proc.hasExited());
-    if (dead !== undefined) {
-      throw new Error(`${dead.name} exited during startup:\n${logTail(dead.logPath)}`);
-    }
-    lastStatus = await probeReadyz(server, pki);
-    if (lastStatus === '200') {
-      return;
-    }
-    if (Date.now() > deadline) {
-      const logs = processes.map((proc) => `--- ${proc.name}:\n${logTail(proc.logPath)}`);
-      throw new Error(
-        `kube-apiserver not ready after ${String(timeoutMs)} ms (last /readyz: ${lastStatus})\n` +
-          logs.join('\n'),
-      );
-    }
-    await sleep(200);
-  }
-}
-
-/** GET /readyz with the admin client certificate; resolves the status code or error text. */
-function probeReadyz(server: string, pki: ControlPlanePki): Promise<string> {
-  return new Promise<string>((resolve) => {
-    const request = httpsGet(
-      `${server}/readyz`,
-      { ca: pki.servingCaPem, cert: pki.admin.certPem, key: pki.admin.keyPem, timeout: 5_000 },
-      (response) => {
-        response.resume();
-        resolve(String(response.statusCode));
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', (error) => {
-      resolve(error.message);
-    });
-  });
 }

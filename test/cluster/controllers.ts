@@ -32,6 +32,8 @@ export interface ControllerArgsInput {
   readonly port: number;
   readonly kubeconfigPath: string;
   readonly pki: ControlPlanePki;
+  /** Run besides {@link CONTROLLER_MANAGER_CONTROLLERS} (a real node needs the endpoint ones). */
+  readonly extraControllers?: readonly string[];
 }
 
 /**
@@ -50,7 +52,7 @@ export function kubeControllerManagerArgs(input: ControllerArgsInput): string[] 
     '--use-service-account-credentials=true',
     `--service-account-private-key-file=${input.pki.serviceAccountPrivateKeyFile}`,
     `--root-ca-file=${input.pki.servingCaFile}`,
-    `--controllers=${CONTROLLER_MANAGER_CONTROLLERS.join(',')}`,
+    `--controllers=${[...CONTROLLER_MANAGER_CONTROLLERS, ...(input.extraControllers ?? [])].join(',')}`,
     '--kube-api-qps=100',
     '--kube-api-burst=200',
     '--v=1',
@@ -78,6 +80,7 @@ export interface SpawnControllersInput {
   readonly controllerManagerPort: number;
   readonly schedulerPort: number;
   readonly detached: boolean;
+  readonly extraControllers?: readonly string[];
 }
 
 /**
@@ -90,6 +93,7 @@ export function spawnControllers(input: SpawnControllersInput): ManagedProcess[]
     dir: input.dir,
     port,
     pki: input.pki,
+    ...(input.extraControllers === undefined ? {} : { extraControllers: input.extraControllers }),
     kubeconfigPath: writeClientKubeconfig(
       join(input.dir, `${name}.kubeconfig`),
       input.server,

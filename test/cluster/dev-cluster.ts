@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { releaseNode, type NodeRecord } from './node-network.js';
+import { restoreSysctls, type SysctlSnapshot } from './node-sysctls.js';
 import { isPidAlive, terminatePid } from './processes.js';
 
 /** What `npm run cluster:up` records so `npm run cluster:down` can find the processes again. */
@@ -22,6 +24,12 @@ export interface DevClusterState {
   };
   /** Registered Nodes (absent in state files written before the harness had controllers). */
   readonly nodes?: readonly string[];
+  /** With `cluster:up -- --real-node`: what the node holds on the host, to release it. */
+  readonly realNode?: {
+    readonly dir: string;
+    readonly record: NodeRecord;
+    readonly sysctls: SysctlSnapshot;
+  };
   readonly startedAt: string;
 }
 
@@ -83,11 +91,18 @@ export function isDevClusterRunning(state: DevClusterState): boolean {
 }
 
 /**
- * Stops kube-scheduler and kube-controller-manager (if recorded), kube-apiserver, then etcd,
- * removes the temp dir and the state file.
+ * Releases the real node (if recorded: its processes, namespaces, cgroups, sysctls), stops
+ * kube-scheduler and kube-controller-manager (if recorded), kube-apiserver, then etcd, removes
+ * the temp dir and the state file.
  */
 export async function stopDevCluster(state: DevClusterState): Promise<string[]> {
   const stopped: string[] = [];
+  if (state.realNode !== undefined) {
+    await releaseNode(state.realNode.record);
+    restoreSysctls(state.realNode.sysctls);
+    rmSync(state.realNode.dir, { recursive: true, force: true });
+    stopped.push(`the real node (${state.realNode.record.addresses?.cgroupName ?? 'unclaimed'})`);
+  }
   for (const [name, pid, binary] of components(state)) {
     if (isRunning(pid, binary) && (await terminatePid(pid))) {
       stopped.push(`${name} (pid ${String(pid)})`);

@@ -30,9 +30,13 @@ export interface ClientIdentity {
 /**
  * Generates the control plane's certificates into `dir`: a serving CA and serving certificate
  * (127.0.0.1/localhost and the in-cluster `kubernetes` names), a client CA with an admin client
- * certificate in `system:masters`, and the service-account token signing key pair.
+ * certificate in `system:masters`, and the service-account token signing key pair. `extraIps` are
+ * added to the serving certificate (a real node's host address and `kubernetes` ClusterIP).
  */
-export function writeControlPlanePki(dir: string): ControlPlanePki {
+export function writeControlPlanePki(
+  dir: string,
+  extraIps: readonly string[] = [],
+): ControlPlanePki {
   const servingCa = createCertificateAuthority({ commonName: 'kubemod-ts-serving-ca' });
   const serving = issueCertificate(servingCa, {
     commonName: 'kube-apiserver',
@@ -43,7 +47,7 @@ export function writeControlPlanePki(dir: string): ControlPlanePki {
       'kubernetes.default.svc',
       'kubernetes.default.svc.cluster.local',
     ],
-    ipAddresses: ['127.0.0.1', '10.0.0.1'],
+    ipAddresses: ['127.0.0.1', '10.0.0.1', ...extraIps],
     usages: ['server'],
   });
   const clientCa = createCertificateAuthority({ commonName: 'kubemod-ts-client-ca' });
