@@ -7,8 +7,8 @@ import type { UserInfo } from './author-record.js';
 /**
  * Access reviews asked of the API server for lookups: SubjectAccessReview for a recorded user (a
  * rule's author, or the user of a request), SelfSubjectAccessReview for the operator itself, with
- * the identity (user, uid, groups, extra) sent as apply-gate-kube.ts sends it. (apply-gate-kube.ts
- * keeps its own, rate-limited, request code; the two could share this one.)
+ * the identity (user, uid, groups, extra) of the recorded user. Shared by lookups and by the
+ * apply-to-existing gate (apply-gate-kube.ts), which puts its rate limit and cache in front.
  */
 export interface ResourceAttributes {
   readonly verb: string;
@@ -45,7 +45,8 @@ export function subjectOf(user: UserInfo): JsonObject {
   };
 }
 
-async function ask(
+/** Asks one review of the API server: whether it is allowed. Throws AccessReviewFailed. */
+export async function askAccessReview(
   client: KubeClient,
   kind: 'SubjectAccessReview' | 'SelfSubjectAccessReview',
   spec: JsonObject,
@@ -75,7 +76,7 @@ export function reviewUserAccess(
   user: UserInfo,
   attributes: ResourceAttributes,
 ): Promise<boolean> {
-  return ask(client, 'SubjectAccessReview', subjectOf(user), attributes);
+  return askAccessReview(client, 'SubjectAccessReview', subjectOf(user), attributes);
 }
 
 /** Whether the operator itself may do `attributes` (SelfSubjectAccessReview). Throws AccessReviewFailed. */
@@ -83,5 +84,5 @@ export function reviewOwnAccess(
   client: KubeClient,
   attributes: ResourceAttributes,
 ): Promise<boolean> {
-  return ask(client, 'SelfSubjectAccessReview', {}, attributes);
+  return askAccessReview(client, 'SelfSubjectAccessReview', {}, attributes);
 }

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../engine/json.js';
-import { isJsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import type { KubeClient } from '../controller/kube-client.js';
@@ -10,6 +9,7 @@ import { optInRefusal, type ApplyOptIn } from './apply-opt-in.js';
 import { authorOf, type UserInfo } from './author-record.js';
 import type { AuthorSigner } from './author-signature.js';
 import { TokenBucket } from './token-bucket.js';
+import { AccessReviewFailed, askAccessReview, subjectOf } from './access-review.js';
 import { createTtlCache } from './ttl-cache.js';
 import { resourceLabel, type TargetResource } from './target-resources.js';
 
@@ -50,13 +50,6 @@ interface ResourceAttributes {
   readonly resource: string;
   readonly namespace: string;
   readonly name?: string;
-}
-
-const REVIEWS = '/apis/authorization.k8s.io/v1';
-
-function allowedOf(review: JsonObject): boolean {
-  const status = review.status;
-  return isJsonObject(status) && status.allowed === true && status.denied !== true;
 }
 
 /** Rules without kind criteria may match any resource the dragnet receives. */
@@ -103,29 +96,15 @@ export function kubeApplyGate(options: KubeApplyGateOptions): ApplyGate {
         `${kind} for ${attributes.verb} on ${attributes.resource} not sent: the operator is stopping`,
       );
     try {
-      const answer = await options.client.request({
-        method: 'POST',
-        path: `${REVIEWS}/${kind === 'SubjectAccessReview' ? 'subjectaccessreviews' : 'selfsubjectaccessreviews'}`,
-        body: {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind,
-          spec: { ...spec, resourceAttributes: { ...attributes } },
-        },
-      });
-      return allowedOf(answer);
+      return await askAccessReview(options.client, kind, spec, attributes);
     } catch (err) {
       throw new AccessCheckFailed(
-        `${kind} for ${attributes.verb} on ${attributes.resource} failed: ${describeError(err)}`,
+        err instanceof AccessReviewFailed ? err.message : describeError(err),
       );
     }
   };
 
-  const subject = (user: UserInfo): JsonObject => ({
-    user: user.username,
-    ...(user.uid === undefined ? {} : { uid: user.uid }),
-    groups: [...user.groups],
-    extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])),
-  });
+  const subject = subjectOf;
 
   // Keyed by a hash: identities are up to 16 KiB and object names are chosen by tenants.
   const asAuthor = (
