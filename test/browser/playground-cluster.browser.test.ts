@@ -90,9 +90,16 @@ async function clusterObjectsAnswer(page: Page, mode: string): Promise<void> {
   await patchWith(other, annotation('warn'));
   await other.close();
 
-  // Without the ConfigMap the rule's default applies.
-  await setEditor(page, 'cluster', '');
+  // Without the ConfigMap of its namespace the rule's default applies (the other namespace's
+  // ConfigMap, still listed, is never read).
+  const otherNamespaceOnly = cluster.slice(cluster.indexOf('# Another namespace'));
+  expect(otherNamespaceOnly).toContain('namespace: billing');
+  await setEditor(page, 'cluster', otherNamespaceOnly);
   await patchWith(page, annotation('info'));
+  // With no cluster state at all, the lookup is unavailable: the rule fails, naming it.
+  await setEditor(page, 'cluster', '');
+  await waitForText(page, '#failures-count', '(1)');
+  expect(await textOf(page, '#failures')).toContain('log-level-from-configmap');
 
   // A bad document is refused and marked in the Cluster objects editor at the field's line.
   const withBad = `${cluster}${BAD_ANSWERS}`;
@@ -109,6 +116,9 @@ async function clusterObjectsAnswer(page: Page, mode: string): Promise<void> {
       (mark) => mark.closest('.cm-line')?.textContent ?? '',
     ),
   ).toBe('  - key: 7');
+  // Its "Line, column" button moves the cursor there.
+  await page.click('#cluster-errors .error-jump');
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('cluster');
   await page.$eval('#cluster-errors', (element) => {
     element.scrollIntoView({ block: 'center' });
   });
