@@ -14,6 +14,7 @@ export interface PageRecipe {
   readonly resource: string;
   readonly refs?: string;
   readonly old?: string;
+  readonly cluster?: string;
 }
 
 export const VIRTUAL_RECIPES = 'virtual:recipes';
@@ -21,7 +22,7 @@ const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
 
 /**
  * The recipes of `dir` (samples/recipes/<name>/{recipe.yaml, modrules.yaml, resource.yaml,
- * refs.yaml?, old.yaml?}), by name. A directory without recipe.yaml is not a recipe; a missing
+ * refs.yaml?, old.yaml?, cluster.yaml?}), by name. A directory without recipe.yaml is not a recipe; a missing
  * recipes directory is no recipes. A recipe.yaml without a `title` or `description` string, or
  * with an unknown `operation`, or a recipe without its modrules.yaml or resource.yaml, fails the
  * build naming the file and field.
@@ -63,11 +64,12 @@ async function readRecipe(dir: string, name: string): Promise<PageRecipe> {
       throw new Error(`${join(dir, base)}: missing (every recipe has one)`);
     return content;
   };
-  const [modrules, resource, refs, old] = await Promise.all([
+  const [modrules, resource, refs, old, cluster] = await Promise.all([
     required('modrules.yaml'),
     required('resource.yaml'),
     file('refs.yaml'),
     file('old.yaml'),
+    file('cluster.yaml'),
   ]);
   return {
     name,
@@ -78,6 +80,7 @@ async function readRecipe(dir: string, name: string): Promise<PageRecipe> {
     resource,
     ...(refs === undefined ? {} : { refs }),
     ...(old === undefined ? {} : { old }),
+    ...(cluster === undefined ? {} : { cluster }),
   };
 }
 

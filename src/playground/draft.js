@@ -50,6 +50,7 @@ export function loadDraft() {
     namespaceManifest: text(record.namespaceManifest),
     nodeManifest: text(record.nodeManifest),
     old: text(record.old),
+    cluster: text(record.cluster),
   };
 }
 
@@ -66,6 +67,7 @@ export function sameState(a, b) {
     a.operation === b.operation &&
     a.namespaceManifest === b.namespaceManifest &&
     a.nodeManifest === b.nodeManifest &&
-    a.old === b.old
+    a.old === b.old &&
+    a.cluster === b.cluster
   );
 }

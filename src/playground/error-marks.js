@@ -3,7 +3,9 @@
 // syntax error at its line and column (with an excerpt of the text), a ModRule field error at the
 // field its path names in the n-th rule, a select expression's parse error at its column inside
 // the value. The answer names the field first (`modRules[1]: ModRule default/x is invalid:
-// spec.match[0].select: …`); an error no editor holds (the namespace, the operation) has no place.
+// spec.match[0].select: …`); a cluster object's error at the field it names in the n-th document
+// (`cluster[2].answers[0].key: …`); an error no editor holds (the namespace, the operation) has no
+// place.
 
 import {
   documentContents,
@@ -14,7 +16,7 @@ import {
 } from './yaml-locate.js';
 
 /** @typedef {import('@codemirror/state').EditorState} EditorState */
-/** @typedef {'rules' | 'resource' | 'old' | 'namespaceManifest' | 'nodeManifest' | 'request'} Place */
+/** @typedef {'rules' | 'resource' | 'old' | 'namespaceManifest' | 'nodeManifest' | 'cluster' | 'request'} Place */
 
 /**
  * @typedef {object} ErrorEntry
@@ -32,12 +34,14 @@ const PLACES = /** @type {const} */ ([
   [/^modRules\b/, 'rules'],
   [/^syntheticRefs\.namespace\b/, 'namespaceManifest'],
   [/^syntheticRefs\.node\b/, 'nodeManifest'],
+  [/^cluster\b/, 'cluster'],
   [/^(namespace|operation)\b/, 'request'],
 ]);
 
 const FIELD_ERROR = /^((?:apiVersion|kind|metadata|spec)(?:\.[\w-]+|\[[^\]]*\])*): (.*)$/s;
 const FIELD_SPLIT = /; (?=(?:apiVersion|kind|metadata|spec)(?:\.[\w-]+|\[[^\]]*\])*: )/;
 const INVALID_RULE = /^modRules\[(\d+)\]: (ModRule \S+ is invalid): (.*)$/s;
+const CLUSTER_FIELD = /^cluster\[(\d+)\]((?:\.[\w-]+|\[\d+\])*): /;
 const LINE_COLUMN = /\((\d+):(\d+)\)\s*$/;
 const SELECT_POSITION = /\bat (position|column) (\d+)\b/;
 
@@ -79,6 +83,14 @@ export function readErrors(message, stateOf) {
 function readLine(line, stateOf) {
   const place = placeOf(line);
   const state = place === undefined ? undefined : stateOf(place);
+  const object = CLUSTER_FIELD.exec(line);
+  if (object !== null && state !== undefined) {
+    const content = documentContents(state)[Number(object[1])];
+    if (content !== undefined) {
+      const located = locatePath(state, content, pathSegments(object[2] ?? ''));
+      return [{ place, text: line, from: located.from, to: located.to, excerpt: undefined }];
+    }
+  }
   const invalid = INVALID_RULE.exec(line);
   if (invalid === null || state === undefined) {
     return [

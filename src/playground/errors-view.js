@@ -17,6 +17,7 @@ const PLACES = /** @type {const} */ ([
   'namespaceManifest',
   'nodeManifest',
   'old',
+  'cluster',
 ]);
 
 /**

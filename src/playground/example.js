@@ -61,4 +61,5 @@ spec:
   namespaceManifest: '',
   nodeManifest: '',
   old: '',
+  cluster: '',
 };

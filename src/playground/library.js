@@ -50,6 +50,7 @@ export function bundledEntries() {
         namespaceManifest: recipe.refs === undefined ? '' : refPart(recipe.refs, 'namespace'),
         nodeManifest: recipe.refs === undefined ? '' : refPart(recipe.refs, 'node'),
         old: recipe.old ?? '',
+        cluster: recipe.cluster ?? '',
       }),
     });
   }

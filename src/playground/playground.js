@@ -25,8 +25,8 @@ import { noticeEdited, showNotice } from './notice.js';
 /** Quiet time after the last keystroke before evaluating. */
 const DEBOUNCE_MS = 300;
 
-/** @type {readonly ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old']} */
-const EDITED = ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old'];
+/** @type {readonly ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old', 'cluster']} */
+const EDITED = ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old', 'cluster'];
 
 const namespace = byId('namespace', HTMLInputElement);
 const operation = byId('operation', HTMLSelectElement);
@@ -85,6 +85,7 @@ function currentState() {
     namespaceManifest: editor('namespaceManifest').text(),
     nodeManifest: editor('nodeManifest').text(),
     old: editor('old').text(),
+    cluster: editor('cluster').text(),
   };
 }
 
@@ -98,7 +99,7 @@ function applyState(state) {
   }
   namespace.value = state.namespace;
   operation.value = OPERATIONS.includes(state.operation) ? state.operation : 'CREATE';
-  const context = [state.namespaceManifest, state.nodeManifest, state.old].filter(
+  const context = [state.namespaceManifest, state.nodeManifest, state.old, state.cluster].filter(
     (text) => text.trim() !== '',
   ).length;
   replace(byId('context-count', HTMLElement), context === 0 ? '' : `(${String(context)})`);

@@ -20,7 +20,8 @@ const SINGLE_ONLY = /^resourceManifest must hold exactly one Kubernetes object/;
 /**
  * The PUT /v1/dryrun body for the editors' state. The old object goes with UPDATE and DELETE
  * only (for DELETE it is the object being deleted, sent alone, as the API server sends it); the
- * namespace and node manifests become `syntheticRefs`.
+ * namespace and node manifests become `syntheticRefs`; the cluster objects go as `cluster`, as YAML
+ * text, which PUT /v1/dryrun and the in-page engine read with the same code.
  * @param {PlaygroundState} state
  * @param {{ resource?: string, old?: string }} [override] one document of a multi-document text
  * @returns {Record<string, unknown>}
@@ -43,6 +44,7 @@ export function dryRunBody(state, override = {}) {
   if (state.namespaceManifest.trim() !== '') refs.namespace = state.namespaceManifest;
   if (state.nodeManifest.trim() !== '') refs.node = state.nodeManifest;
   if (Object.keys(refs).length > 0) body.syntheticRefs = refs;
+  if (state.cluster.trim() !== '') body.cluster = state.cluster;
   return body;
 }
 

@@ -1,6 +1,7 @@
 // @ts-check
 // The playground's state in the URL fragment: `#v1.` + base64url(deflate(JSON)). The fragment is
-// never sent to a server. Both directions are bounded: a state whose link would be too long is
+// never sent to a server. Members added later (the context editors, the cluster objects) are
+// optional and '' when absent, so every link made before them still opens as it was. Both directions are bounded: a state whose link would be too long is
 // not put in the URL, and a link is refused before and while it is inflated, so a crafted link
 // cannot make the page inflate megabytes.
 
@@ -13,6 +14,8 @@
  * @property {string} namespaceManifest the Namespace manifest for syntheticRefs, YAML ('' for none)
  * @property {string} nodeManifest the Node manifest for syntheticRefs, YAML ('' for none)
  * @property {string} old the object before an UPDATE or the one a DELETE removes ('' for none)
+ * @property {string} cluster the objects and ExternalDataAnswers lookups read, YAML documents
+ *   (the dry run's `cluster` member; '' for none)
  */
 
 /** @typedef {{ ok: true, state: PlaygroundState } | { ok: false, reason: string }} DecodeResult */
@@ -41,6 +44,7 @@ export async function encodeState(state) {
     ...(state.namespaceManifest === '' ? {} : { s: state.namespaceManifest }),
     ...(state.nodeManifest === '' ? {} : { d: state.nodeManifest }),
     ...(state.old === '' ? {} : { u: state.old }),
+    ...(state.cluster === '' ? {} : { c: state.cluster }),
   });
   if (json.length > MAX_STATE_CHARS) return undefined;
   const stream = new Blob([json]).stream().pipeThrough(new CompressionStream('deflate'));
@@ -112,11 +116,12 @@ function readState(value) {
     return { ok: false, reason: 'the link names an unknown operation' };
   }
   // Members added after the first links were made: optional, '' when absent.
-  const { s: namespaceManifest = '', d: nodeManifest = '', u: old = '' } = record;
+  const { s: namespaceManifest = '', d: nodeManifest = '', u: old = '', c: cluster = '' } = record;
   if (
     typeof namespaceManifest !== 'string' ||
     typeof nodeManifest !== 'string' ||
-    typeof old !== 'string'
+    typeof old !== 'string' ||
+    typeof cluster !== 'string'
   ) {
     return { ok: false, reason: 'the link does not hold a playground state' };
   }
@@ -130,6 +135,7 @@ function readState(value) {
       namespaceManifest,
       nodeManifest,
       old,
+      cluster,
     },
   };
 }

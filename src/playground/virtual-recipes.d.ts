@@ -19,6 +19,8 @@ declare module 'virtual:recipes' {
     readonly refs?: string;
     /** old.yaml: the old object of an UPDATE or DELETE. */
     readonly old?: string;
+    /** cluster.yaml: the objects (and ExternalDataAnswers) the rules' lookups read. */
+    readonly cluster?: string;
   }
   export const RECIPES: readonly Recipe[];
 }

@@ -131,6 +131,7 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
       'Namespace manifest',
       'Node manifest',
       'Old object',
+      'Cluster objects',
     ]);
   });
 

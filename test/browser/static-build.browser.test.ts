@@ -29,6 +29,7 @@ interface Case {
   readonly resource: string;
   readonly refs?: string | undefined;
   readonly old?: string | undefined;
+  readonly cluster?: string | undefined;
 }
 
 /**
@@ -103,6 +104,8 @@ function bodyOf(input: Case): Record<string, unknown> {
     operation: input.operation,
     ...(input.refs === undefined ? {} : { syntheticRefs: load(input.refs) }),
     ...(input.old === undefined ? {} : { oldResourceManifest: input.old }),
+    // The playground sends the Cluster objects editor as YAML text.
+    ...(input.cluster === undefined ? {} : { cluster: input.cluster }),
   };
 }
 
@@ -130,6 +133,9 @@ async function cliAnswer(input: Case, dir: string): Promise<Record<string, unkno
     'json',
     ...(input.refs === undefined ? [] : ['--refs', await file('refs.yaml', input.refs)]),
     ...(input.old === undefined ? [] : ['--old', await file('old.yaml', input.old)]),
+    ...(input.cluster === undefined
+      ? []
+      : ['--cluster', await file('cluster.yaml', input.cluster)]),
   ];
   const { stdout } = await run(process.execPath, args, { cwd: REPO_ROOT });
   return JSON.parse(stdout) as Record<string, unknown>;

@@ -13,6 +13,7 @@ interface State {
   namespaceManifest: string;
   nodeManifest: string;
   old: string;
+  cluster: string;
 }
 interface RunModule {
   dryRunBody(state: State, override?: { resource?: string; old?: string }): Record<string, unknown>;
@@ -29,6 +30,7 @@ const BASE: State = {
   namespaceManifest: '',
   nodeManifest: '',
   old: '',
+  cluster: '',
 };
 
 describe('playground dry-run body', () => {
@@ -56,6 +58,17 @@ describe('playground dry-run body', () => {
       namespace: namespaceManifest,
       node: nodeManifest,
     });
+  });
+
+  it('sends the cluster objects as the YAML text of `cluster`, nothing when the editor is blank', () => {
+    const cluster = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\nkind: X\n';
+    expect(run.dryRunBody({ ...BASE, cluster })).toEqual({
+      modRules: BASE.rules,
+      resourceManifest: BASE.resource,
+      operation: 'CREATE',
+      cluster,
+    });
+    expect(run.dryRunBody({ ...BASE, cluster: ' \n\n' })).not.toHaveProperty('cluster');
   });
 
   it('sends the old object with UPDATE, alone for DELETE, never with CREATE', () => {

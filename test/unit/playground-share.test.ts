@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -14,6 +14,7 @@ interface State {
   namespaceManifest: string;
   nodeManifest: string;
   old: string;
+  cluster: string;
 }
 type Decoded = { ok: true; state: State } | { ok: false; reason: string };
 interface ShareModule {
@@ -36,6 +37,8 @@ const STATE: State = {
   namespaceManifest: 'kind: Namespace\nmetadata:\n  name: team-a\n',
   nodeManifest: '',
   old: 'kind: Pod\nmetadata:\n  name: "<b>x</b>"\n  labels: {a: b}\n',
+  cluster:
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: team-a}\n---\nkind: ExternalDataAnswers\nprovider: p\nanswers: []\n',
 };
 
 function linkOf(json: string | Buffer): string {
@@ -69,6 +72,7 @@ describe('playground link state', () => {
             namespaceManifest: resource,
             nodeManifest: rules,
             old: '',
+            cluster: resource,
           };
           const fragment = await share.encodeState(state);
           expect(await share.decodeState(fragment ?? '')).toEqual({ ok: true, state });
@@ -90,13 +94,49 @@ describe('playground link state', () => {
         namespaceManifest: '',
         nodeManifest: '',
         old: '',
+        cluster: '',
       },
     });
-    const bad = linkOf(JSON.stringify({ r: '', o: '', n: '', p: 'CREATE', u: 7 }));
-    expect(await share.decodeState(bad)).toEqual({
-      ok: false,
-      reason: 'the link does not hold a playground state',
+    for (const member of [{ u: 7 }, { c: ['kind: ConfigMap'] }]) {
+      const bad = linkOf(JSON.stringify({ r: '', o: '', n: '', p: 'CREATE', ...member }));
+      expect(await share.decodeState(bad)).toEqual({
+        ok: false,
+        reason: 'the link does not hold a playground state',
+      });
+    }
+  });
+
+  it('opens a link made before the cluster objects editor as it was, with no cluster objects', async () => {
+    // Made by the playground of commit 523c596 (before the Cluster objects editor), verbatim.
+    const link =
+      'v1.eJyrVipSslLKzsxLsVLwzU8JKs1JjclT0lHKh4sG5KeARfKUrJSKM_ILlHSUCpSslEIDXBxDXJV0lIrhKv0Sc1OLCxKTISaUoppQYaVgGJOnVAsAhsMiBQ';
+    expect(await share.decodeState(link)).toEqual({
+      ok: true,
+      state: {
+        rules: 'kind: ModRule\n',
+        resource: 'kind: Pod\n',
+        namespace: 'shop',
+        operation: 'UPDATE',
+        namespaceManifest: 'kind: Namespace\n',
+        nodeManifest: '',
+        old: 'kind: Pod\nx: 1\n',
+        cluster: '',
+      },
     });
+  });
+
+  it('keeps the cluster objects in the link only when there are some', async () => {
+    const without = await share.encodeState({ ...STATE, cluster: '' });
+    const withCluster = await share.encodeState(STATE);
+    expect(without).toMatch(/^v1\./);
+    expect(withCluster).toMatch(/^v1\./);
+    const json = (fragment: string | undefined): Record<string, unknown> =>
+      JSON.parse(
+        inflateSync(Buffer.from((fragment ?? '').slice(3), 'base64url')).toString(),
+      ) as Record<string, unknown>;
+    expect(json(without)).not.toHaveProperty('c');
+    expect(json(withCluster).c).toBe(STATE.cluster);
+    expect(await share.decodeState(withCluster ?? '')).toEqual({ ok: true, state: STATE });
   });
 
   it('takes only its own versioned fragments for states (not #results or other anchors)', () => {

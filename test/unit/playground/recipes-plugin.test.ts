@@ -42,6 +42,7 @@ describe('virtual:recipes', () => {
       'resource.yaml': 'kind: Pod\n',
       'refs.yaml': 'namespace:\n  kind: Namespace\n',
       'old.yaml': 'kind: Pod # old\n',
+      'cluster.yaml': 'kind: ConfigMap # cluster\n',
     });
     await recipe(dir, 'a-create', {
       'recipe.yaml': 'title: First\ndescription: Adds a label.\n',
@@ -68,6 +69,7 @@ describe('virtual:recipes', () => {
         resource: 'kind: Pod\n',
         refs: 'namespace:\n  kind: Namespace\n',
         old: 'kind: Pod # old\n',
+        cluster: 'kind: ConfigMap # cluster\n',
       },
     ];
     expect(await readRecipes(dir)).toEqual(expected);
