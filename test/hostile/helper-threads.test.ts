@@ -49,6 +49,9 @@ function dryRun(url: string, body: Buffer): Promise<number> {
   });
 }
 
+/** Each test starts `kubemod-ts serve` in a child process: seconds on a busy machine. */
+const SERVE_TEST_MS = 60_000;
+
 describe.skipIf(!linux)('helper threads of kubemod-ts serve (Linux)', () => {
   let serve: ServeProcess | undefined;
   afterEach(async () => {
@@ -56,42 +59,50 @@ describe.skipIf(!linux)('helper threads of kubemod-ts serve (Linux)', () => {
     serve = undefined;
   });
 
-  it('run at nice 15 by default, the main thread at 0, the dry-run worker too once it starts', async () => {
-    expect(DEFAULT_HELPER_THREAD_NICE).toBeGreaterThan(0);
-    serve = await startServe();
-    const { pid } = serve;
-    const atStart = threadNices(pid);
-    expect(atStart.get(pid)).toBe(0);
-    // V8's platform threads and libuv's pool exist from the start.
-    expect(helpers(atStart, pid).length).toBeGreaterThanOrEqual(4);
-    expect(
-      helpers(atStart, pid).every((nice) => nice === DEFAULT_HELPER_THREAD_NICE),
-      JSON.stringify([...atStart]),
-    ).toBe(true);
-    expect(serve.output()).toContain('helper threads run at a lower priority');
+  it(
+    'run at nice 15 by default, the main thread at 0, the dry-run worker too once it starts',
+    async () => {
+      expect(DEFAULT_HELPER_THREAD_NICE).toBeGreaterThan(0);
+      serve = await startServe();
+      const { pid } = serve;
+      const atStart = threadNices(pid);
+      expect(atStart.get(pid)).toBe(0);
+      // V8's platform threads and libuv's pool exist from the start.
+      expect(helpers(atStart, pid).length).toBeGreaterThanOrEqual(4);
+      expect(
+        helpers(atStart, pid).every((nice) => nice === DEFAULT_HELPER_THREAD_NICE),
+        JSON.stringify([...atStart]),
+      ).toBe(true);
+      expect(serve.output()).toContain('helper threads run at a lower priority');
 
-    const body = await readFile('samples/dryrun-request.json');
-    expect(await dryRun(serve.url, body)).toBe(200);
-    const after = threadNices(pid);
-    const started = [...after.keys()].filter((id) => !atStart.has(id));
-    expect(started.length, 'the dry-run worker thread').toBeGreaterThanOrEqual(1);
-    expect(after.get(pid)).toBe(0);
-    expect(
-      helpers(after, pid).every((nice) => nice === DEFAULT_HELPER_THREAD_NICE),
-      JSON.stringify([...after]),
-    ).toBe(true);
-  });
+      const body = await readFile('samples/dryrun-request.json');
+      expect(await dryRun(serve.url, body)).toBe(200);
+      const after = threadNices(pid);
+      const started = [...after.keys()].filter((id) => !atStart.has(id));
+      expect(started.length, 'the dry-run worker thread').toBeGreaterThanOrEqual(1);
+      expect(after.get(pid)).toBe(0);
+      expect(
+        helpers(after, pid).every((nice) => nice === DEFAULT_HELPER_THREAD_NICE),
+        JSON.stringify([...after]),
+      ).toBe(true);
+    },
+    SERVE_TEST_MS,
+  );
 
-  it('are left alone with --helper-thread-nice 0', async () => {
-    serve = await startServe(['--helper-thread-nice', '0']);
-    const { pid } = serve;
-    expect(await dryRun(serve.url, await readFile('samples/dryrun-request.json'))).toBe(200);
-    const nices = threadNices(pid);
-    expect(helpers(nices, pid).length).toBeGreaterThanOrEqual(5);
-    expect(
-      [...nices.values()].every((nice) => nice === 0),
-      JSON.stringify([...nices]),
-    ).toBe(true);
-    expect(serve.output()).not.toContain('helper threads run at a lower priority');
-  });
+  it(
+    'are left alone with --helper-thread-nice 0',
+    async () => {
+      serve = await startServe(['--helper-thread-nice', '0']);
+      const { pid } = serve;
+      expect(await dryRun(serve.url, await readFile('samples/dryrun-request.json'))).toBe(200);
+      const nices = threadNices(pid);
+      expect(helpers(nices, pid).length).toBeGreaterThanOrEqual(5);
+      expect(
+        [...nices.values()].every((nice) => nice === 0),
+        JSON.stringify([...nices]),
+      ).toBe(true);
+      expect(serve.output()).not.toContain('helper threads run at a lower priority');
+    },
+    SERVE_TEST_MS,
+  );
 });
