@@ -21,6 +21,10 @@ if [ "${1:-}" = "--force" ]; then force=true; fi
 
 log() { echo "build-node: $*" >&2; }
 
+# The Debian packages the node runs (idempotent, quiet when present), so that `npm run test:all`
+# needs no step of its own on a fresh machine.
+bash "$repo/scripts/install-node-tools.sh"
+
 PAUSE_IMAGE=localhost/kubemod-ts/pause:harness
 k8s_version="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "$node_mod/go.mod")"
 [ -n "$k8s_version" ] || {
