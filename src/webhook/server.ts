@@ -116,8 +116,8 @@ export interface StartedWebhookServer {
   /** Serves new TLS handshakes with another certificate, without a restart. */
   reloadCertificate(tls: TlsMaterial): void;
   /**
-   * Lame duck: readiness turns false, responses carry `connection: close`, idle keep-alive
-   * connections close; new connections are still accepted and answered. close() drains too.
+   * Lame duck: readiness turns false, responses carry `connection: close`; new connections are
+   * still accepted and answered. close() drains too.
    */
   drain(): void;
   /**
@@ -294,8 +294,7 @@ export async function startWebhookServer(
   deps: WebhookDependencies,
   options: WebhookServerOptions,
 ): Promise<StartedWebhookServer> {
-  const holder: { server?: Server } = {};
-  const lameDuck = createLameDuck(() => holder.server);
+  const lameDuck = createLameDuck();
   const { app, pending, routes, dryRunRunner, slicing } = buildApp({
     ...deps,
     ready: () => !lameDuck.draining && deps.ready(),
@@ -321,7 +320,6 @@ export async function startWebhookServer(
       budgetedListener(listener, { budget, logger: deps.logger, metrics: deps.metrics }),
     ),
   );
-  holder.server = server;
   dropIdleSockets(server, timeouts);
   capConnections(
     server,

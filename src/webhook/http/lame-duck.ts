@@ -11,10 +11,14 @@ import type { Server } from 'node:https';
  *
  *   1. drain: readiness turns false (the Pod leaves the endpoints), every response from now on
  *      carries `connection: close` (the API server's next call dials anew, through the Service,
- *      to a replica that stays), idle keep-alive connections are closed. New connections are
- *      still accepted and answered.
- *   2. after `delayMs`: the listener closes (new connections are refused), idle connections are
- *      swept as in-flight requests finish, background work is awaited, for at most `graceMs`.
+ *      to a replica that stays). New connections are still accepted and answered. Idle
+ *      keep-alive connections are left open: the API server keeps using the connections it
+ *      pooled (kube-proxy picked their endpoint when they were opened), and a connection the
+ *      server closes just as the client sends a POST on it fails that call (the client does not
+ *      retry a POST); answered with `connection: close`, the client itself stops using it.
+ *   2. after `delayMs`: the listener closes (new connections are refused), idle keep-alive
+ *      connections the client did not use during the delay are closed and the others are swept
+ *      as in-flight requests finish, background work is awaited, for at most `graceMs`.
  *   3. after `graceMs`: every connection still open is dropped.
  *
  * HTTP/1.1 has no GOAWAY: `connection: close` on a response is its equivalent. The webhook port
@@ -27,11 +31,11 @@ export interface LameDuck {
   wrap(
     listener: (req: IncomingMessage, res: ServerResponse) => void,
   ): (req: IncomingMessage, res: ServerResponse) => void;
-  /** Step 1 (idempotent). */
+  /** Step 1 (idempotent): from now on responses close their connection. */
   drain(): void;
 }
 
-export function createLameDuck(server: () => Server | undefined): LameDuck {
+export function createLameDuck(): LameDuck {
   let draining = false;
   return {
     get draining(): boolean {
@@ -44,9 +48,7 @@ export function createLameDuck(server: () => Server | undefined): LameDuck {
       };
     },
     drain(): void {
-      if (draining) return;
       draining = true;
-      server()?.closeIdleConnections();
     },
   };
 }

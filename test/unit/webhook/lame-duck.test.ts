@@ -105,7 +105,7 @@ describe('webhook lame-duck shutdown', () => {
     const { port } = harness.server;
     expect((await send(port, testTls().ca, 'GET', '/readyz')).status).toBe(200);
 
-    // A keep-alive connection that served one request and now sits idle.
+    // A keep-alive connection (as the API server pools them) that served one request.
     const idle = await tlsSocket(port);
     const idleClosed = readUntilClosed(idle);
     idle.write(postHead(Buffer.byteLength(REVIEW), true) + REVIEW);
@@ -124,10 +124,16 @@ describe('webhook lame-duck shutdown', () => {
     });
     expect(delay.asked).toEqual([5_000]);
 
-    // Lame duck: not ready, the idle keep-alive connection is closed, a new connection is still
-    // accepted and the Reject rule still refuses, with `connection: close` on the answer.
+    // Lame duck: not ready; the pooled keep-alive connection still serves its next request and
+    // closes after it (`connection: close`); a new connection is still accepted and the Reject
+    // rule still refuses, with `connection: close` on the answer.
     expect((await send(port, testTls().ca, 'GET', '/readyz')).status).toBe(503);
-    expect(await idleClosed).toContain('"allowed":false');
+    idle.write(postHead(Buffer.byteLength(REVIEW), true) + REVIEW);
+    const onIdle = (await idleClosed).split(/(?=HTTP\/1\.1 )/);
+    expect(onIdle).toHaveLength(2);
+    expect(onIdle[0]?.toLowerCase()).not.toContain('connection: close');
+    expect(onIdle[1]?.toLowerCase()).toContain('connection: close');
+    expect(onIdle[1]).toContain('"allowed":false');
     const during = await reviewOf(port);
     expect(during.status).toBe(200);
     expect(responseOf(during).response.allowed).toBe(false);
