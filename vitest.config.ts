@@ -71,7 +71,9 @@ export default defineConfig({
       },
       {
         // Bounded load on the harness's API server while the operator is rolled and killed.
-        // Not in test:all: it currently fails (1 request in ~300 gets through; BENCHMARKS.md).
+        // Not in test:all: since the lame-duck phase the rolling restart lets nothing through,
+        // but a SIGKILLed replica still lets about 1 request in 300 through under failurePolicy
+        // Ignore, and that scenario keeps asserting 0 (BENCHMARKS.md, docs/failure-policy.md).
         test: {
           name: 'e2e-node-faults',
           include: ['test/e2e/**/real-node-faults*.e2e.test.ts'],

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WORK_LIMITS } from '../engine/work-limits.js';
 import {
@@ -35,7 +36,23 @@ describe('parseOperatorArgs', () => {
       applyExistingMaxRollouts: 2,
       applyExistingRolloutTimeoutMs: 600_000,
       helperThreadNice: 15,
+      shutdownDelayMs: 5_000,
+      shutdownGraceMs: 10_000,
     });
+    // The default delay plus grace fits in the Deployment's terminationGracePeriodSeconds.
+    const deployment = readFileSync(
+      new URL('../../config/manager/deployment.yaml', import.meta.url),
+      'utf8',
+    );
+    const period = Number(/terminationGracePeriodSeconds: (\d+)/.exec(deployment)?.[1]);
+    expect((parsed.config.shutdownDelayMs + parsed.config.shutdownGraceMs) / 1000).toBeLessThan(
+      period,
+    );
+    const drained = parseOperatorArgs(['--shutdown-delay-ms', '0'], {});
+    expect(drained.kind === 'config' && drained.config.shutdownDelayMs).toBe(0);
+    expect(() => parseOperatorArgs(['--shutdown-delay-ms', '-1'], {})).toThrow(
+      /--shutdown-delay-ms/,
+    );
     const audited = parseOperatorArgs(
       ['--audit-interval-seconds', '600', '--apply-existing-rate', '0'],
       {},

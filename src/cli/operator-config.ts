@@ -38,6 +38,13 @@ export {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The lame-duck delay on SIGTERM. Endpoint removal and kube-proxy's rule update take about a
+ * second; 5 s covers a loaded control plane. Delay plus grace (10 s) stays well inside the
+ * Deployment's terminationGracePeriodSeconds (30).
+ */
+export const DEFAULT_SHUTDOWN_DELAY_MS = 5_000;
+
 export type OperatorArgs =
   { readonly kind: 'help' } | { readonly kind: 'config'; readonly config: OperatorConfig };
 
@@ -72,7 +79,10 @@ Options:
   --cert-validity-seconds <n>    serving certificate lifetime (default one year)
   --reconcile-interval-ms <ms>   periodic re-check of the webhook configurations (default 10000)
   --lease-duration-ms <ms>       leader Lease duration (default 15000)
-  --shutdown-grace-ms <ms>       time in-flight requests get on SIGTERM/SIGINT (default 10000)
+  --shutdown-delay-ms <ms>       on SIGTERM/SIGINT, report not-ready at once but keep accepting and
+                                 answering admission requests this long, until the Service stops
+                                 sending connections here (default 5000)
+  --shutdown-grace-ms <ms>       time in-flight requests get after that delay (default 10000)
   --audit-interval-seconds <n>   the leader audits existing objects every n seconds and writes
                                  per-rule counts to ModRule status and metrics (default 0: off)
   --apply-existing-namespace-label <key>=<value>
@@ -131,6 +141,7 @@ export function parseOperatorArgs(
         'reconcile-interval-ms': { type: 'string' },
         'lease-duration-ms': { type: 'string' },
         'shutdown-grace-ms': { type: 'string' },
+        'shutdown-delay-ms': { type: 'string' },
         'audit-interval-seconds': { type: 'string' },
         'apply-existing-rate': { type: 'string' },
         'apply-existing-namespace-label': { type: 'string' },
@@ -210,6 +221,13 @@ export function parseOperatorArgs(
         10_000,
         0,
         600_000,
+      ),
+      shutdownDelayMs: integerFlag(
+        values['shutdown-delay-ms'],
+        '--shutdown-delay-ms',
+        DEFAULT_SHUTDOWN_DELAY_MS,
+        0,
+        120_000,
       ),
       bodyLimitBytes: DEFAULT_WEBHOOK_LIMITS.bodyLimitBytes,
       deadlineMs: DEFAULT_WEBHOOK_LIMITS.deadlineMs,

@@ -38,6 +38,11 @@ export interface OperatorConfig {
   readonly retryPeriodMs: number;
   readonly eventIntervalMs: number;
   readonly shutdownGraceMs: number;
+  /**
+   * On SIGTERM: how long the replica reports not-ready yet keeps accepting and answering
+   * admission requests before its webhook listener closes (the lame-duck phase, issue 36).
+   */
+  readonly shutdownDelayMs: number;
   readonly bodyLimitBytes: number;
   readonly deadlineMs: number;
   /** Work budget of one evaluation (rule/namespace/request units and milliseconds). */

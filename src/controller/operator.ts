@@ -61,7 +61,10 @@ export interface RunningOperator {
   waitForReady(): Promise<void>;
   /** ModRule status writes queued or in flight (the leader's backlog). */
   pendingStatusWrites(): number;
-  /** Graceful: readiness off, leader Lease released, in-flight admissions finish, informers stop. */
+  /**
+   * Graceful: readiness off at once, the webhook keeps answering for the shutdown delay (lame
+   * duck), leader Lease released, in-flight admissions finish, informers stop.
+   */
   stop(): Promise<void>;
 }
 
@@ -328,6 +331,8 @@ export async function startOperator(
         port: config.webhookPort,
         tls: { cert: cert.certPem, key: cert.keyPem },
         shutdownGraceMs: config.shutdownGraceMs,
+        shutdownDelayMs: config.shutdownDelayMs,
+        shutdownDelay: (ms) => rt.delay(ms, new AbortController().signal),
       },
     );
 
@@ -425,13 +430,16 @@ export async function startOperator(
     pendingStatusWrites: () => statusWriter.pending,
     stop(): Promise<void> {
       stopped ??= (async (): Promise<void> => {
+        // Lame duck first: /readyz turns 503 at once (the Pod leaves the Service's endpoints) while
+        // the webhook keeps accepting and answering for --shutdown-delay-ms, so a connection that
+        // kube-proxy still sends here is served, not refused (src/webhook/http/lame-duck.ts).
         stopping = true;
+        const closing = listening.close();
         clearInterval(periodic);
         lifetime.abort();
         // A running apply-to-existing job finishes its object (whose update this replica's webhook
         // may be serving) and writes its progress while this replica still leads.
         await operatorAudit.stop();
-        const closing = listening.close();
         await elector.stop();
         await closing;
         for (const inf of [...ruleInformers, secrets, ...webhookConfigs, external.informer])

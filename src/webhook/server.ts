@@ -40,6 +40,7 @@ import {
   type ConnectionCaps,
 } from './http/connection-caps.js';
 import { budgetedListener, createBodyBudget, inFlightBodyBytes } from './http/body-budget.js';
+import { closeAfterDelay, createLameDuck, timerDelay } from './http/lame-duck.js';
 import { handleDefaultModRule, handleValidateModRule } from './admission/modrule-handlers.js';
 import { handlePodBinding } from './admission/podbinding-handler.js';
 import { playgroundHandler } from './playground/playground-route.js';
@@ -85,6 +86,13 @@ export interface WebhookServerOptions {
   readonly tls: TlsMaterial;
   /** How long close() lets in-flight requests finish before dropping connections (default 10 s). */
   readonly shutdownGraceMs?: number;
+  /**
+   * How long close() keeps accepting and answering requests after drain() before the listener
+   * closes (default 0; the operator's --shutdown-delay-ms). See http/lame-duck.ts.
+   */
+  readonly shutdownDelayMs?: number;
+  /** Waits the shutdown delay (tests); a timer by default. */
+  readonly shutdownDelay?: (ms: number) => Promise<void>;
   /** Client time limits (defaults: DEFAULT_WEBHOOK_TIMEOUTS). */
   readonly timeouts?: Partial<WebhookTimeouts>;
   /**
@@ -107,7 +115,15 @@ export interface StartedWebhookServer {
   readonly url: string;
   /** Serves new TLS handshakes with another certificate, without a restart. */
   reloadCertificate(tls: TlsMaterial): void;
-  /** Graceful: readiness turns false, no new connections, in-flight requests finish, then resolves. */
+  /**
+   * Lame duck: readiness turns false, responses carry `connection: close`; new connections are
+   * still accepted and answered. close() drains too.
+   */
+  drain(): void;
+  /**
+   * Graceful: drains, keeps answering for the shutdown delay, then accepts no new connections,
+   * lets in-flight requests finish within the grace, then resolves.
+   */
   close(): Promise<void>;
 }
 
@@ -278,10 +294,10 @@ export async function startWebhookServer(
   deps: WebhookDependencies,
   options: WebhookServerOptions,
 ): Promise<StartedWebhookServer> {
-  let closing = false;
+  const lameDuck = createLameDuck();
   const { app, pending, routes, dryRunRunner, slicing } = buildApp({
     ...deps,
-    ready: () => !closing && deps.ready(),
+    ready: () => !lameDuck.draining && deps.ready(),
   });
   const listener = createAdmissionListener({
     routes,
@@ -300,7 +316,9 @@ export async function startWebhookServer(
   const timeouts = { ...DEFAULT_WEBHOOK_TIMEOUTS, ...options.timeouts };
   const server: Server = createServer(
     { cert: options.tls.cert, key: options.tls.key, ...timeoutServerOptions(timeouts) },
-    budgetedListener(listener, { budget, logger: deps.logger, metrics: deps.metrics }),
+    lameDuck.wrap(
+      budgetedListener(listener, { budget, logger: deps.logger, metrics: deps.metrics }),
+    ),
   );
   dropIdleSockets(server, timeouts);
   capConnections(
@@ -334,6 +352,14 @@ export async function startWebhookServer(
   const url = `https://${host}:${String(port)}`;
   deps.logger.info({ url, port }, 'webhook server listening');
   let closed: Promise<void> | undefined;
+  const drain = (): void => {
+    if (lameDuck.draining) return;
+    lameDuck.drain();
+    deps.logger.info(
+      { delayMs: options.shutdownDelayMs ?? 0 },
+      'webhook server draining: not ready, still answering',
+    );
+  };
   return {
     port,
     url,
@@ -341,10 +367,17 @@ export async function startWebhookServer(
       server.setSecureContext({ cert: tls.cert, key: tls.key });
       deps.logger.info('serving certificate reloaded');
     },
+    drain,
     close(): Promise<void> {
-      closing = true;
-      sampler?.stop();
-      closed ??= shutdown(server, pending, options.shutdownGraceMs ?? 10_000)
+      drain();
+      closed ??= closeAfterDelay(server, pending, {
+        delayMs: options.shutdownDelayMs ?? 0,
+        graceMs: options.shutdownGraceMs ?? 10_000,
+        delay: options.shutdownDelay ?? timerDelay,
+      })
+        .then(() => {
+          sampler?.stop();
+        })
         .then(() => dryRunRunner?.close())
         .then(() => {
           deps.logger.info('webhook server stopped');
@@ -352,37 +385,4 @@ export async function startWebhookServer(
       return closed;
     },
   };
-}
-
-async function shutdown(
-  server: Server,
-  pending: Set<Promise<void>>,
-  graceMs: number,
-): Promise<void> {
-  const stopped = new Promise<void>((resolve) => {
-    server.close(() => {
-      resolve();
-    });
-  });
-  // Keep-alive connections with no request in flight are closed at once and as soon as in-flight
-  // ones finish; after the grace period every connection is dropped.
-  server.closeIdleConnections();
-  const sweeper = setInterval(() => {
-    server.closeIdleConnections();
-  }, 50);
-  const deadline = setTimeout(() => {
-    server.closeAllConnections();
-  }, graceMs);
-  let giveUp: NodeJS.Timeout | undefined;
-  try {
-    await stopped;
-    const timeout = new Promise<void>((resolve) => {
-      giveUp = setTimeout(resolve, graceMs);
-    });
-    await Promise.race([Promise.allSettled([...pending]), timeout]);
-  } finally {
-    clearInterval(sweeper);
-    clearTimeout(deadline);
-    clearTimeout(giveUp);
-  }
 }

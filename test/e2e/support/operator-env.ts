@@ -145,6 +145,9 @@ export async function startTestOperator(
       // Tests scrape /metrics right after the requests they count (the cache: a unit test).
       '--metrics-cache-ms',
       '0',
+      // No Service in front of a local process: nothing to drain, so no lame-duck delay on stop.
+      '--shutdown-delay-ms',
+      '0',
       ...extraArgs,
     ],
     {
