@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { loadAll } from 'js-yaml';
+import { isJsonObject, type JsonValue } from '../../src/engine/json.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REAL_NODE_LABELS } from '../cluster/real-node-cluster.js';
 import { REGION_LABEL, ZONE_LABEL } from '../cluster/nodes.js';
@@ -119,7 +121,18 @@ describe('the released bundle on a real node', () => {
     expect(bundle.bundleText.replace(pinnedLine, '')).toBe(
       generated.replace(/^ {10}image: ghcr\.io\/kubemod-ts\/kubemod-ts:.*$/m, ''),
     );
-    expect(bundle.bundleText).not.toMatch(/^\s+url:/m);
+    // Every webhook is reached through the Service, none by URL.
+    const webhooks = (loadAll(bundle.bundleText) as JsonValue[])
+      .filter(isJsonObject)
+      .filter((doc) => typeof doc.kind === 'string' && doc.kind.endsWith('WebhookConfiguration'))
+      .flatMap((doc) => (Array.isArray(doc.webhooks) ? doc.webhooks : []))
+      .filter(isJsonObject);
+    expect(webhooks.length).toBeGreaterThanOrEqual(4);
+    for (const webhook of webhooks) {
+      const clientConfig = isJsonObject(webhook.clientConfig) ? webhook.clientConfig : {};
+      expect(clientConfig.url, JSON.stringify(webhook.name)).toBeUndefined();
+      expect(clientConfig.service, JSON.stringify(webhook.name)).toBeDefined();
+    }
   });
 
   it('runs both replicas Running and Ready on the node, pulled by digest', async () => {
