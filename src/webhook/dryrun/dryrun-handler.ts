@@ -18,6 +18,7 @@ import {
   type PreparedDryRun,
   type PreparedResource,
 } from './dryrun-prepare.js';
+import { newObjectProblems } from '../../engine/object-checks.js';
 import { httpStatusOf } from '../http/errors.js';
 import { lookupSyntheticRefs } from '../admission/synthetic-refs.js';
 
@@ -54,6 +55,11 @@ export interface DryRunResponse {
   /** Matching Reject rules in Audit mode, same format: admitted silently, counted. */
   readonly audited: string[];
   readonly failures: DryRunFailure[];
+  /**
+   * Present when the rules made the object one the API server would refuse (a label value
+   * `<no value>`, a label turned into a number, …; see objectProblems): `<field>: <reason>`.
+   */
+  readonly objectProblems?: string[];
   /** The patched object as YAML (keys sorted, as in the diff); only for a resource sent as YAML. */
   readonly patchedYaml?: string;
   /** With `?explain=true` only: why each rule did or did not apply (docs/explain.md). */
@@ -169,6 +175,7 @@ function completeOne(
     return explained.result;
   });
   const meterOptions = { work: deps.limits.work, clock: deps.clock };
+  const problems = result.patch.length === 0 ? [] : newObjectProblems(resource, result.patched);
   return {
     patch: result.patch,
     diff: dryRunDiff(resource, result.patched, meterOptions),
@@ -176,6 +183,7 @@ function completeOne(
     warnings: result.warnings,
     audited: result.audited,
     failures: result.failures.map(dryRunFailure),
+    ...(problems.length === 0 ? {} : { objectProblems: problems }),
     ...(request.yaml ? { patchedYaml: dryRunYaml(result.patched, meterOptions) } : {}),
     ...(explanation === undefined ? {} : { explain: explanation }),
   };
