@@ -27,7 +27,7 @@ export async function saveToFragment(state) {
     const size = (/** @type {number} */ chars) => `${String(Math.ceil(chars / 1024))} KiB`;
     note.textContent =
       encoded.what === 'link'
-        ? `No share link: the inputs would make a ${size(encoded.length)} link, and links hold at most ${size(encoded.limit)}. The address no longer holds them; your draft is kept in this browser.`
+        ? `No share link: the inputs would make a link of ${size(encoded.length)}, and links hold at most ${size(encoded.limit)}. The address no longer holds them; your draft is kept in this browser.`
         : `No share link: the inputs are ${size(encoded.length)} of text, and a link holds at most ${size(encoded.limit)}. The address no longer holds them, and they are too large to keep as a draft in this browser too.`;
     note.hidden = false;
     if (location.hash !== '' && isShareFragment(location.hash.slice(1))) {
