@@ -24,6 +24,7 @@ const CRDS = ['modrules.api.kubemod.io', 'externaldataproviders.api.kubemod.io']
 export interface Meta {
   name: string;
   namespace?: string;
+  uid?: string;
   deletionTimestamp?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
