@@ -40,11 +40,17 @@ fi
 ns=kubemod-system
 ours='app.kubernetes.io/part-of=kubemod,app.kubernetes.io/component'
 meta='{.metadata.annotations.meta\.helm\.sh/release-name} {.metadata.labels.helm\.sh/chart}'
-read -r release chart < <(
-  kubectl -n "$ns" get deployment kubemod-operator --ignore-not-found -o jsonpath="$meta"
-  echo
-) || true
-case "${chart:-}" in kubemod-ts-*) ;; *) release="" ;; esac
+release=""
+# The Service and the webhook configuration too, for a run that stopped half-way.
+for object in "-n $ns deployment kubemod-operator" "-n $ns service kubemod-webhook-service" \
+  "mutatingwebhookconfiguration kubemod-mutating-webhook-configuration"; do
+  # shellcheck disable=SC2086 # $object is several words on purpose
+  read -r release chart < <(
+    kubectl get $object --ignore-not-found -o jsonpath="$meta"
+    echo
+  ) || true
+  case "${chart:-}" in kubemod-ts-*) break ;; *) release="" ;; esac
+done
 # Kinds that exist only with the Prometheus Operator (the chart's monitoring.* values).
 monitoring=$(kubectl api-resources --api-group=monitoring.coreos.com -o name 2> /dev/null \
   | grep -E '^(podmonitors|prometheusrules)\.' | paste -sd, -) || true

@@ -69,13 +69,19 @@ validating=kubemod-validating-webhook-configuration
 
 # KubeMod's chart labels every object helm.sh/chart=kubemod-<version> and
 # app.kubernetes.io/instance=<release>, and Helm annotates it with the release's name and
-# namespace. Ours is kubemod-ts-<version>: a second run after a switch leaves ours alone.
+# namespace. Ours is kubemod-ts-<version>: a second run after a switch leaves ours alone. The
+# Services are asked too, for a run that stopped after deleting the webhook configurations.
 meta='{.metadata.annotations.meta\.helm\.sh/release-name} {.metadata.annotations.meta\.helm\.sh/release-namespace} {.metadata.labels.helm\.sh/chart}'
-read -r old_release old_ns old_chart < <(
-  kubectl get mutatingwebhookconfiguration "$mutating" --ignore-not-found -o jsonpath="$meta"
-  echo
-) || true
-case "${old_chart:-}" in kubemod-[0-9]*) ;; *) old_release="" ;; esac
+old_release=""
+for object in "mutatingwebhookconfiguration $mutating" "validatingwebhookconfiguration $validating" \
+  "-n $ns service kubemod-webhook-service" "-n $ns service kubemod-webapp-service"; do
+  # shellcheck disable=SC2086 # $object is several words on purpose
+  read -r old_release old_ns old_chart < <(
+    kubectl get $object --ignore-not-found -o jsonpath="$meta"
+    echo
+  ) || true
+  case "${old_chart:-}" in kubemod-[0-9]*) break ;; *) old_release="" ;; esac
+done
 
 set -x
 kubectl delete mutatingwebhookconfiguration "$mutating" --ignore-not-found
