@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteNamespacesNow, kubectl, waitFor } from './support/kubectl.js';
+import { kubectl, waitFor } from './support/kubectl.js';
 import {
   installKubeModBundle,
   type KubeObject,
   modRules,
   runScript,
   SYSTEM,
+  uninstallAll,
 } from './support/kubemod-switch.js';
 import { uniqueName } from './support/names.js';
 import {
@@ -52,13 +53,14 @@ const identity = (r: KubeObject): string =>
 
 describe('switching from KubeMod on a real node', () => {
   beforeAll(async () => {
+    await uninstallAll(namespace); // the bundle another real-node file installed
     await installKubeModBundle(namespace);
     before = await modRules([namespace, SYSTEM]);
     bundle = await prepareReleasedBundle();
   });
 
   afterAll(async () => {
-    await deleteNamespacesNow([namespace]);
+    await uninstallAll(namespace); // the files after this one start from a cluster without it
     await bundle.stopRegistry();
   });
 
