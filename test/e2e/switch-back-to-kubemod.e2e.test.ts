@@ -27,12 +27,13 @@ describe.each([{ via: 'bundle' }, { via: 'helm' }])(
   'switching back to KubeMod after a switch by $via',
   ({ via }) => {
     const namespace = uniqueName(`switch-back-${via}`);
-    const kubeModBundle = kubeModBundleFile();
+    let kubeModBundle = '';
     let helm = '';
     let beforeBytes: string[] = [];
 
     beforeAll(async () => {
       helm = await buildHelm();
+      kubeModBundle = kubeModBundleFile();
       await uninstallAll(namespace, helm); // leftovers of an interrupted earlier run
       await installKubeModBundle(namespace);
       beforeBytes = await modRuleBytes([namespace, SYSTEM]);
