@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectl, waitFor } from './support/kubectl.js';
+import { main } from '../../src/cli/main.js';
+import { kubeconfig, kubectl, waitFor } from './support/kubectl.js';
 import {
   installKubeModBundle,
   type KubeObject,
@@ -69,6 +70,8 @@ describe('switching from KubeMod on a real node', () => {
     const start = performance.now();
     await runScript('switch-from-kubemod.sh', [bundle.bundlePath]);
     const scriptMs = performance.now() - start;
+    // Created in the gap: admitted without the cluster-wide rule (found by the audit below).
+    await kubectl(['create', 'service', 'clusterip', 'slipped', '--tcp=80', '-n', namespace]);
     await waitForOperatorReady();
     const readyMs = performance.now() - start;
     await waitFor(
@@ -83,6 +86,52 @@ describe('switching from KubeMod on a real node', () => {
         `${(readyMs / 1000).toFixed(1)} s, first patched admission ${(admitMs / 1000).toFixed(1)} s`,
     );
     expect(readyMs).toBeGreaterThan(scriptMs);
+  });
+
+  it('passes the checks of docs/install.md, and the audit finds what slipped through', async () => {
+    await kubectl([
+      '-n',
+      SYSTEM,
+      'rollout',
+      'status',
+      'deployment/kubemod-operator',
+      '--timeout=60s',
+    ]);
+    const hooks = await kubectl([
+      'get',
+      'mutatingwebhookconfiguration',
+      'kubemod-mutating-webhook-configuration',
+      '-o',
+      'jsonpath={range .webhooks[*]}{.name}: {.clientConfig.service.name} {.clientConfig.caBundle}{"\\n"}{end}',
+    ]);
+    const lines = hooks.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) expect(line).toMatch(/^\S+: kubemod-webhook-service \S+$/);
+    await waitFor(
+      'every ModRule Ready',
+      async () => {
+        const rules = await modRules([namespace, SYSTEM]);
+        return rules.every((r) =>
+          r.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        )
+          ? true
+          : undefined;
+      },
+      60_000,
+    );
+    let out = '';
+    const code = await main(
+      ['audit', '--no-progress', '--kubeconfig', kubeconfig(), '-n', namespace, '-o', 'json'],
+      { stdout: (t) => (out += t), stderr: (t) => (out += t), env: {} },
+    );
+    expect(code, out).toBe(1); // non-conforming objects found
+    const report = JSON.parse(out) as {
+      objects: { kind: string; name: string; action: string; rules: string[] }[];
+    };
+    expect(report.objects.find((o) => o.kind === 'Service' && o.name === 'slipped')).toMatchObject({
+      action: 'patch',
+      rules: [`${SYSTEM}/cluster-wide-owner`],
+    });
   });
 
   it('keeps every ModRule: same uid, labels, annotations and spec (the operator adds status)', async () => {

@@ -33,6 +33,7 @@ export interface Meta {
 export interface KubeObject {
   metadata: Meta;
   spec: Record<string, unknown>;
+  status?: { conditions?: { type: string; status: string }[] };
 }
 
 const rule = (ns: string, name: string, spec: object): object => ({
