@@ -178,7 +178,7 @@ export function kubeModBundleFile(): string {
 }
 
 /** test/fixtures/kubemod-chart with its crds/ holding KubeMod's CRD (see its README). */
-function kubeModChart(): string {
+export function kubeModChart(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'kubemod-chart-')), 'kubemod');
   cpSync(join(repoRoot, 'test/fixtures/kubemod-chart'), dir, { recursive: true });
   const crd = readFileSync(join(fixtures, 'namespace-and-crd.yaml'), 'utf8').split(/^---$/m)[1];
