@@ -90,6 +90,7 @@ describe('config/monitoring against the operator /metrics', () => {
       'alert KubemodCertificateExpiring',
       'alert KubemodCertificateExpiring',
       'alert KubemodNoLeader',
+      'alert KubemodWebhookConfigurationMissing',
     ]);
     for (const query of queries) expect(metricNames(query.expr), query.where).not.toEqual([]);
   });
