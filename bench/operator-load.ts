@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../test/cluster/binaries.js';
 import { startControlPlane } from '../test/cluster/control-plane.js';
-import { createKubeClient, type KubeClient } from '../src/controller/kube-client.js';
-import { kubeconfigConnection } from '../src/controller/kube-connection.js';
+import { createKubeClient, type KubeClient } from '../src/kube/kube-client.js';
+import { kubeconfigConnection } from '../src/kube/kube-connection.js';
 import { parseOperatorArgs } from '../src/cli/operator-config.js';
 import { startOperator } from '../src/controller/operator.js';
-import { sleepWithSignal } from '../src/controller/informer.js';
+import { sleepWithSignal } from '../src/kube/informer.js';
 import { createSilentLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../engine/json.js';
 import { isJsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
-import type { KubeClient } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import type { UserInfo } from './author-record.js';
 
 /**

@@ -13,7 +13,7 @@ import { createCachedTargets } from './cached-targets.js';
 import { DeferredKeys } from './deferred-keys.js';
 import { FairQueue } from './fair-queue.js';
 import { identityOf } from './object-verdict.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 export { applyStatusOf, jobDue, type ApplyStatus } from './apply-status.js';
 

@@ -2,13 +2,13 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
-import { KubeApiError } from '../controller/kube-client.js';
+import { KubeApiError } from '../kube/kube-client.js';
 import type { AuthorAccess } from './apply-gate.js';
 import type { AuditApi } from './audit-api.js';
 import { identityOf, verdictOf } from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';
 import type { ListTask } from './scope-plan.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 /** The annotation that opts a ModRule in to being applied to the objects that already exist. */
 export { APPLY_TO_EXISTING_ANNOTATION } from '../api/annotations.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeClient, KubeRequest } from '../controller/kube-client.js';
+import type { KubeClient, KubeRequest } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { makeRule } from '../engine/test-rules.js';
 import { AccessCheckFailed } from './apply-existing.js';

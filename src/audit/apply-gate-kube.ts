@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
-import type { KubeClient } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { AccessCheckFailed } from './apply-existing.js';
 import type { ApplyGate, ApplyPermission, AuthorAccess } from './apply-gate.js';
 import { optInRefusal, type ApplyOptIn } from './apply-opt-in.js';
@@ -11,7 +11,7 @@ import type { AuthorSigner } from './author-signature.js';
 import { TokenBucket } from './token-bucket.js';
 import { AccessReviewFailed, askAccessReview, subjectOf } from './access-review.js';
 import { createTtlCache } from './ttl-cache.js';
-import { resourceLabel, type TargetResource } from './target-resources.js';
+import { resourceLabel, type TargetResource } from '../kube/target-resources.js';
 
 /** Where an admin gets the operator's update permission from. */
 export const OPTIONAL_RBAC = 'config/optional/apply-to-existing-rbac.yaml';

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 /** Whether apply-to-existing may run for a rule; the reason is shown in its status and an Event. */
 export type ApplyPermission =

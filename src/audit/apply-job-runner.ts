@@ -3,7 +3,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
-import { isStatus } from '../controller/kube-client.js';
+import { isStatus } from '../kube/kube-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { ApplyGate } from './apply-gate.js';
 import {
@@ -25,7 +25,7 @@ import type { CachedTargets } from './cached-targets.js';
 import { identityOf } from './object-verdict.js';
 import { prefilteredEvaluate } from './rule-prefilter.js';
 import { planListTasks } from './scope-plan.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 export interface ApplyJobRunnerOptions {
   readonly api: AuditApi;

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../engine/json.js';
 import type { WriteLimiter } from './apply-existing.js';
 import { RolloutLimiter, startsRollout } from './rollout-limiter.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 import { TokenBucket, type LimiterClock } from './token-bucket.js';
 
 export interface ApplyPacingSettings {

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../engine/json.js';
-import type { DiscoveredGroupVersion, TargetResource } from './target-resources.js';
+import type { DiscoveredGroupVersion, TargetResource } from '../kube/target-resources.js';
 
 /** One page of a paginated list (`limit` / `continue`). */
 export interface ObjectPage {

@@ -10,7 +10,7 @@ import {
 } from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';
 import type { ListTask } from './scope-plan.js';
-import { apiVersionOf, type TargetResource } from './target-resources.js';
+import { apiVersionOf, type TargetResource } from '../kube/target-resources.js';
 
 /** An object an UPDATE would patch or reject. */
 export interface AuditFinding {

@@ -14,7 +14,7 @@ import { discoverTargets } from './cluster-inputs.js';
 import { identityOf } from './object-verdict.js';
 import type { Unreadable } from './scan.js';
 import { auditedRules, planListTasks } from './scope-plan.js';
-import type { WebhookRule } from './target-resources.js';
+import type { WebhookRule } from '../kube/target-resources.js';
 
 export interface AuditSessionInput {
   readonly api: AuditApi;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCachedTargets } from './cached-targets.js';
 import { CONFIGMAPS, DEPLOYMENTS } from './fake-audit-api.test-support.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 describe('createCachedTargets', () => {
   it('sweeps once per TTL, shares a sweep under way, and sweeps again after an error or invalidate', async () => {

@@ -1,4 +1,4 @@
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 export interface CachedTargetsOptions {
   /** A full discovery sweep: the resources the dragnet webhook receives. */

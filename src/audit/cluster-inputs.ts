@@ -5,7 +5,7 @@ import type { CompiledRule } from '../engine/rule.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
 import { createSilentLogger } from '../observability/logger.js';
-import { KubeApiError } from '../controller/kube-client.js';
+import { KubeApiError } from '../kube/kube-client.js';
 import type { AuditApi } from './audit-api.js';
 import { identityOf, withoutManagedFields } from './object-verdict.js';
 import type { Unreadable } from './scan.js';
@@ -17,7 +17,7 @@ import {
   targetResources,
   type TargetResource,
   type WebhookRule,
-} from './target-resources.js';
+} from '../kube/target-resources.js';
 
 export const MODRULES: TargetResource = {
   group: MODRULE_GROUP,

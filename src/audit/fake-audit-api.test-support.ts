@@ -1,5 +1,5 @@
 import type { JsonObject } from '../engine/json.js';
-import { KubeApiError } from '../controller/kube-client.js';
+import { KubeApiError } from '../kube/kube-client.js';
 import type { AuditApi, Discovery, RuleReporter } from './audit-api.js';
 import { identityOf } from './object-verdict.js';
 import {
@@ -7,7 +7,7 @@ import {
   collectionPath,
   type DiscoveredGroupVersion,
   type TargetResource,
-} from './target-resources.js';
+} from '../kube/target-resources.js';
 
 export const DEPLOYMENTS: TargetResource = {
   group: 'apps',

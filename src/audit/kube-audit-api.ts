@@ -8,7 +8,7 @@ import {
 } from '../api/index.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
-import type { KubeClient } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import type { AuditApi, Discovery, DiscoveryProblem, RuleReporter } from './audit-api.js';
 import { mapBounded } from './bounded.js';
 import {
@@ -17,7 +17,7 @@ import {
   parseResourceList,
   preferredVersions,
   type DiscoveredGroupVersion,
-} from './target-resources.js';
+} from '../kube/target-resources.js';
 
 /** The field manager of apply-to-existing's updates. */
 export const APPLY_EXISTING_FIELD_MANAGER = 'kubemod-apply-to-existing';

@@ -1,5 +1,5 @@
-import type { Informer } from '../controller/informer.js';
-import type { KubeClient } from '../controller/kube-client.js';
+import type { Informer } from '../kube/informer.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
@@ -30,7 +30,7 @@ import {
   dragnetRulesOf,
   type TargetResource,
   type WebhookRule,
-} from './target-resources.js';
+} from '../kube/target-resources.js';
 
 export interface OperatorAuditSettings {
   /** Periodic audit interval; 0 turns the periodic audit off. */

@@ -1,7 +1,7 @@
 import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
-import { isStatus } from '../controller/kube-client.js';
+import { isStatus } from '../kube/kube-client.js';
 import type { Logger } from '../observability/logger.js';
 import type { RuleReporter } from './audit-api.js';
 import type { AuditMetrics } from './audit-metrics.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
 import { CONFIGMAPS, DEPLOYMENTS, FakeAuditApi } from './fake-audit-api.test-support.js';
 import { RolloutLimiter, rolloutDone, startsRollout } from './rollout-limiter.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 import { VirtualClock } from './virtual-clock.test-support.js';
 
 const STATEFULSETS: TargetResource = {

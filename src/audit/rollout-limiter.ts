@@ -1,9 +1,9 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { jsonEqual } from '../engine/patch/json-diff.js';
-import { KubeApiError } from '../controller/kube-client.js';
+import { KubeApiError } from '../kube/kube-client.js';
 import type { AuditApi } from './audit-api.js';
 import { identityOf } from './object-verdict.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 import type { LimiterClock } from './token-bucket.js';
 
 /**

@@ -6,7 +6,7 @@ import { type WorkLimits } from '../engine/work-limits.js';
 import { withMeter } from '../engine/active-meter.js';
 import { WorkMeter } from '../engine/work-meter.js';
 import { identityOf } from './object-verdict.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 type Evaluate = (object: JsonObject, target: TargetResource) => EvaluationResult;
 

@@ -1,11 +1,11 @@
 import type { JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
-import { KubeApiError } from '../controller/kube-client.js';
+import { KubeApiError } from '../kube/kube-client.js';
 import type { AuditApi, ObjectPage } from './audit-api.js';
 import { mapBounded } from './bounded.js';
 import { identityOf } from './object-verdict.js';
 import { isIgnoredNamespace, type ListTask } from './scope-plan.js';
-import { resourceLabel, type TargetResource } from './target-resources.js';
+import { resourceLabel, type TargetResource } from '../kube/target-resources.js';
 
 /** A collection (or part of one) that could not be read; the scan goes on without it. */
 export interface Unreadable {

@@ -1,6 +1,6 @@
 import type { CompiledRule } from '../engine/rule.js';
 import { isJsonObject, type JsonObject } from '../engine/json.js';
-import type { TargetResource } from './target-resources.js';
+import type { TargetResource } from '../kube/target-resources.js';
 
 /** The label that makes the dragnet webhook skip a namespace (its namespaceSelector). */
 export const IGNORE_LABEL = 'admission.kubemod.io/ignore';

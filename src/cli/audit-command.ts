@@ -2,8 +2,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parseDocuments } from '../engine/load-rules.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
-import { createKubeClient } from '../controller/kube-client.js';
-import { kubeConfigConnection } from '../controller/kube-connection.js';
+import { createKubeClient } from '../kube/kube-client.js';
+import { kubeConfigConnection } from '../kube/kube-connection.js';
 import { compileDocumentsSafely } from '../rules/rule-file.js';
 import type { AuditApi } from '../audit/audit-api.js';
 import type { AuditProgress } from '../audit/audit-run.js';
@@ -37,7 +37,7 @@ import {
   type ReportCollector,
 } from '../reports/report-collector.js';
 import { buildReports } from '../reports/report-build.js';
-import type { KubeClient } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { safeYaml } from '../engine/machine-text.js';
 
 export interface AuditIo extends CliIo {

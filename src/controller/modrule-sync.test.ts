@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { createSilentLogger } from '../observability/logger.js';
-import { FakeKube } from './fake-kube.test-support.js';
-import { createInformer } from './informer.js';
-import type { RawWatchEvent } from './kube-client.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
+import { createInformer } from '../kube/informer.js';
+import type { RawWatchEvent } from '../kube/kube-client.js';
 import {
   bindModRuleInformer,
   loadModRule,

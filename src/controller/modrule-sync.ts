@@ -13,7 +13,7 @@ import type { Compilers } from '../engine/compilers.js';
 import { unexpectedCompileError } from '../rules/compile-modrule.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
-import type { Informer, KubeObject } from './informer.js';
+import type { Informer, KubeObject } from '../kube/informer.js';
 
 /** The outcome of loading one ModRule, which the status writer turns into a `Ready` condition. */
 export interface RuleLoadResult {

@@ -24,8 +24,8 @@ import {
   withoutManagedFields,
   type Informer,
   type KubeObject,
-} from './informer.js';
-import type { KubeClient } from './kube-client.js';
+} from '../kube/informer.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { bindModRuleInformer, retainedModRule } from './modrule-sync.js';
 import { cachingCompilers } from '../engine/compilers.js';

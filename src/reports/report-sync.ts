@@ -1,4 +1,4 @@
-import { isStatus, type KubeClient } from '../controller/kube-client.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
 import { mapBounded } from '../audit/bounded.js';
 import { reportsPath, type ReportApi } from './report-api.js';

@@ -7,8 +7,8 @@ import {
   type Informer,
   type KubeObject,
   type ListWatch,
-} from '../informer.js';
-import type { KubeClient } from '../kube-client.js';
+} from '../../kube/informer.js';
+import type { KubeClient } from '../../kube/kube-client.js';
 import { compactForLookup } from './compact-object.js';
 import { apiVersionOf, collectionPath, LOOKUPS_RBAC, type LookupKind } from './lookup-kinds.js';
 
