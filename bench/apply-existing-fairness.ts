@@ -21,7 +21,7 @@ import {
   createApplyExistingController,
   DEFAULT_APPLY_SCHEDULING,
 } from '../src/audit/apply-existing-controller.js';
-import type { ApplyGate } from '../src/audit/apply-gate.js';
+import type { ApplyGate } from '../src/authz/apply-gate.js';
 import type { RuleReporter } from '../src/audit/audit-api.js';
 import { registerAuditMetrics } from '../src/audit/audit-metrics.js';
 import { discoverTargets } from '../src/audit/cluster-inputs.js';

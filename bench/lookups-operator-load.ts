@@ -25,7 +25,7 @@ import { sleepWithSignal } from '../src/kube/informer.js';
 import { createSilentLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { WEBHOOK_PATHS } from '../src/webhook/server.js';
-import { AUTHOR_ANNOTATION } from '../src/audit/author-record.js';
+import { AUTHOR_ANNOTATION } from '../src/authz/author-record.js';
 import { percentile } from './lib/measure.js';
 import { countingClient } from './lib/counting-client.js';
 import {

@@ -11,7 +11,7 @@ import {
   jobDue,
   type ApplySchedulingSettings,
 } from './apply-existing-controller.js';
-import type { ApplyGate, ApplyPermission } from './apply-gate.js';
+import type { ApplyGate, ApplyPermission } from '../authz/apply-gate.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { DEPLOYMENTS, FakeAuditApi, RecordingReporter } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';

@@ -3,7 +3,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
-import type { ApplyGate } from './apply-gate.js';
+import type { ApplyGate } from '../authz/apply-gate.js';
 import { createApplyJobRunner, type JobResult } from './apply-job-runner.js';
 import { createApplyPacing, type ApplyPacingSettings } from './apply-pacing.js';
 import { incarnationOf, jobDue } from './apply-status.js';

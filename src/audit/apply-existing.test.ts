@@ -10,10 +10,10 @@ import {
   type ApplyJobOptions,
   type ObjectOutcome,
 } from './apply-existing.js';
-import type { AuthorAccess } from './apply-gate.js';
+import type { AuthorAccess } from '../authz/apply-gate.js';
 import { CONFIGMAPS, DEPLOYMENTS, FakeAuditApi } from './fake-audit-api.test-support.js';
 import { identityOf } from './object-verdict.js';
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket } from '../authz/token-bucket.js';
 
 const ALLOW_ALL: AuthorAccess = {
   mayList: () => Promise.resolve(true),

@@ -3,7 +3,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import { KubeApiError } from '../kube/kube-client.js';
-import type { AuthorAccess } from './apply-gate.js';
+import type { AuthorAccess } from '../authz/apply-gate.js';
 import type { AuditApi } from './audit-api.js';
 import { identityOf, verdictOf } from './object-verdict.js';
 import { scanObjects, type Unreadable } from './scan.js';

@@ -5,7 +5,7 @@ import type { RuleStore } from '../engine/store.js';
 import { describeError } from '../errors/catalog.js';
 import { isStatus } from '../kube/kube-client.js';
 import type { Logger } from '../observability/logger.js';
-import type { ApplyGate } from './apply-gate.js';
+import type { ApplyGate } from '../authz/apply-gate.js';
 import {
   JobInterrupted,
   runApplyJob,

@@ -2,7 +2,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { WriteLimiter } from './apply-existing.js';
 import { RolloutLimiter, startsRollout } from './rollout-limiter.js';
 import type { TargetResource } from '../kube/target-resources.js';
-import { TokenBucket, type LimiterClock } from './token-bucket.js';
+import { TokenBucket, type LimiterClock } from '../authz/token-bucket.js';
 
 export interface ApplyPacingSettings {
   /** Objects one namespace's jobs update per second at most. */

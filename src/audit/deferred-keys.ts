@@ -1,4 +1,4 @@
-import type { LimiterClock } from './token-bucket.js';
+import type { LimiterClock } from '../authz/token-bucket.js';
 
 /**
  * Keys that are due at a given time (a job's settle, its retry), behind one timer: ten thousand

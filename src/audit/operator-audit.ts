@@ -10,10 +10,10 @@ import {
   createApplyExistingController,
   DEFAULT_APPLY_SCHEDULING,
 } from './apply-existing-controller.js';
-import { kubeApplyGate } from './apply-gate-kube.js';
-import type { ApplyOptIn } from './apply-opt-in.js';
-import { authorOf } from './author-record.js';
-import type { AuthorSigner } from './author-signature.js';
+import { kubeApplyGate } from '../authz/apply-gate-kube.js';
+import type { ApplyOptIn } from '../authz/apply-opt-in.js';
+import { authorOf } from '../authz/author-record.js';
+import type { AuthorSigner } from '../authz/author-signature.js';
 import { registerAuditMetrics } from './audit-metrics.js';
 import { auditCluster } from './audit-session.js';
 import { createCachedTargets } from './cached-targets.js';

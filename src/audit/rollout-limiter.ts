@@ -4,7 +4,7 @@ import { KubeApiError } from '../kube/kube-client.js';
 import type { AuditApi } from './audit-api.js';
 import { identityOf } from './object-verdict.js';
 import type { TargetResource } from '../kube/target-resources.js';
-import type { LimiterClock } from './token-bucket.js';
+import type { LimiterClock } from '../authz/token-bucket.js';
 
 /**
  * The workload kinds whose controllers replace Pods when the pod template changes. A ReplicaSet

@@ -33,12 +33,12 @@ import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
 import { startOperatorAudit } from '../audit/operator-audit.js';
-import { ensureAuthorKey } from '../audit/author-key-secret.js';
-import { authorSigner } from '../audit/author-signature.js';
+import { ensureAuthorKey } from '../authz/author-key-secret.js';
+import { authorSigner } from '../authz/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
 import { createOperatorExternalData } from './external-data-sync.js';
-import { authorOf } from '../audit/author-record.js';
+import { authorOf } from '../authz/author-record.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;

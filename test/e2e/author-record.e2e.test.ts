@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { authorOf } from '../../src/audit/author-record.js';
-import { AUTHOR_KEY_SECRET, authorKeyOf } from '../../src/audit/author-key-secret.js';
-import { authorSigner, type AuthorSigner } from '../../src/audit/author-signature.js';
+import { authorOf } from '../../src/authz/author-record.js';
+import { AUTHOR_KEY_SECRET, authorKeyOf } from '../../src/authz/author-key-secret.js';
+import { authorSigner, type AuthorSigner } from '../../src/authz/author-signature.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import {
   clusterEndpoint,

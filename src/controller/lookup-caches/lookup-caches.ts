@@ -1,6 +1,6 @@
 import { describeError } from '../../errors/catalog.js';
 import type { Logger } from '../../observability/logger.js';
-import { reviewOwnAccess } from '../../audit/access-review.js';
+import { reviewOwnAccess } from '../../authz/access-review.js';
 import {
   collectionListWatch,
   createInformer,

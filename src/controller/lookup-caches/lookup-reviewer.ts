@@ -1,8 +1,8 @@
 import { describeError } from '../../errors/catalog.js';
 import type { Logger } from '../../observability/logger.js';
-import type { ResourceAttributes } from '../../audit/access-review.js';
-import type { UserInfo } from '../../audit/author-record.js';
-import { TokenBucket, type LimiterClock } from '../../audit/token-bucket.js';
+import type { ResourceAttributes } from '../../authz/access-review.js';
+import type { UserInfo } from '../../authz/author-record.js';
+import { TokenBucket, type LimiterClock } from '../../authz/token-bucket.js';
 import type { ReviewRunner } from './kube-cluster-view.js';
 import type { NeededReview } from './read-plan.js';
 import type { ReviewCache } from './review-cache.js';

@@ -3,9 +3,9 @@ import type { AskingRule, ClusterView, ObjectKey } from '../../engine/cluster/cl
 import type { AskResolver } from '../../engine/cluster/resolve-loop.js';
 import { describeError } from '../../errors/catalog.js';
 import type { Logger } from '../../observability/logger.js';
-import { reviewUserAccess } from '../../audit/access-review.js';
-import type { AuthorRecord, UserInfo } from '../../audit/author-record.js';
-import { createTtlCache } from '../../audit/ttl-cache.js';
+import { reviewUserAccess } from '../../authz/access-review.js';
+import type { AuthorRecord, UserInfo } from '../../authz/author-record.js';
+import { createTtlCache } from '../../authz/ttl-cache.js';
 import type { LookupAdmissionCheck } from '../../webhook/dependencies.js';
 import type { Informer, KubeObject } from '../../kube/informer.js';
 import type { KubeClient } from '../../kube/kube-client.js';
