@@ -20,12 +20,12 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   createApplyExistingController,
   DEFAULT_APPLY_SCHEDULING,
-} from '../src/audit/apply-existing-controller.js';
+} from '../src/audit/apply-existing/apply-existing-controller.js';
 import type { ApplyGate } from '../src/authz/apply-gate.js';
-import type { RuleReporter } from '../src/audit/audit-api.js';
-import { registerAuditMetrics } from '../src/audit/audit-metrics.js';
-import { discoverTargets } from '../src/audit/cluster-inputs.js';
-import { identityOf } from '../src/audit/object-verdict.js';
+import type { RuleReporter } from '../src/audit/run/audit-api.js';
+import { registerAuditMetrics } from '../src/audit/run/audit-metrics.js';
+import { discoverTargets } from '../src/audit/cluster/cluster-inputs.js';
+import { identityOf } from '../src/audit/run/object-verdict.js';
 import { DEFAULT_DRAGNET_RULES, type TargetResource } from '../src/kube/target-resources.js';
 import { sleepWithSignal } from '../src/kube/informer.js';
 import { evaluate } from '../src/engine/evaluate.js';

@@ -1,7 +1,7 @@
 import { KubeApiError } from '../../src/kube/kube-client.js';
 import type { JsonObject } from '../../src/engine/json.js';
-import type { AuditApi, Discovery, ObjectPage } from '../../src/audit/audit-api.js';
-import { identityOf } from '../../src/audit/object-verdict.js';
+import type { AuditApi, Discovery, ObjectPage } from '../../src/audit/run/audit-api.js';
+import { identityOf } from '../../src/audit/run/object-verdict.js';
 import {
   apiVersionOf,
   type DiscoveredGroupVersion,

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { KubeClient, KubeRequest } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { makeRule } from '../engine/test-rules.js';
-import { AccessCheckFailed } from '../audit/apply-existing.js';
+import { AccessCheckFailed } from '../audit/apply-existing/apply-existing.js';
 import { kubeApplyGate } from './apply-gate-kube.js';
 import { parseOptInLabel } from './apply-opt-in.js';
 import { AUTHOR_ANNOTATION } from './author-record.js';
 import { AUTHOR_MAC_ANNOTATION, authorSigner } from './author-signature.js';
-import { CONFIGMAPS, DEPLOYMENTS } from '../audit/fake-audit-api.test-support.js';
-import { VirtualClock } from '../audit/virtual-clock.test-support.js';
+import { CONFIGMAPS, DEPLOYMENTS } from '../audit/run/fake-audit-api.test-support.js';
+import { VirtualClock } from '../audit/apply-existing/virtual-clock.test-support.js';
 
 const signer = authorSigner(Buffer.alloc(32, 5));
 

@@ -3,7 +3,7 @@ import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { AccessCheckFailed } from '../audit/apply-existing.js';
+import { AccessCheckFailed } from '../audit/apply-existing/apply-existing.js';
 import type { ApplyGate, ApplyPermission, AuthorAccess } from './apply-gate.js';
 import { optInRefusal, type ApplyOptIn } from './apply-opt-in.js';
 import { authorOf, type UserInfo } from './author-record.js';

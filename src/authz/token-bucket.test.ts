@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBucket } from './token-bucket.js';
-import { VirtualClock } from '../audit/virtual-clock.test-support.js';
+import { VirtualClock } from '../audit/apply-existing/virtual-clock.test-support.js';
 
 describe('TokenBucket', () => {
   it('paces takers to the rate, in the order they asked, after a burst', async () => {

@@ -5,7 +5,7 @@ import {
 } from '../api/index.js';
 import { validateModRule } from '../engine/validate-modrule.js';
 import type { JsonObject } from '../engine/json.js';
-import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
+import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing/apply-existing.js';
 import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../authz/author-record.js';
 import { AUTHOR_MAC_ANNOTATION } from '../authz/author-signature.js';
 import { compileRule, RuleCompileError } from '../engine/rule.js';

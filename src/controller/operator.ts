@@ -32,7 +32,7 @@ import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
-import { startOperatorAudit } from '../audit/operator-audit.js';
+import { startOperatorAudit } from '../audit/cluster/operator-audit.js';
 import { ensureAuthorKey } from '../authz/author-key-secret.js';
 import { authorSigner } from '../authz/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';

@@ -3,7 +3,7 @@ import type { EvaluationResult } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import type { RuleStore } from '../engine/store.js';
-import { identityOf, type ObjectVerdict } from '../audit/object-verdict.js';
+import { identityOf, type ObjectVerdict } from '../audit/run/object-verdict.js';
 import { apiVersionOf, type TargetResource } from '../kube/target-resources.js';
 import { admissionNamespace } from '../webhook/admission/admission-evaluation.js';
 import { resultsForObject, type ReportResult } from './report-result.js';
