@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeClient, KubeRequest } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { makeRule } from '../engine/test-rules.js';
-import { AccessCheckFailed } from '../audit/apply-existing/apply-existing.js';
+import { AccessCheckFailed } from './apply-gate.js';
 import { kubeApplyGate } from './apply-gate-kube.js';
 import { parseOptInLabel } from './apply-opt-in.js';
 import { AUTHOR_ANNOTATION } from './author-record.js';

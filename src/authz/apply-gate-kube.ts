@@ -3,8 +3,12 @@ import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';
 import { describeError } from '../errors/catalog.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { AccessCheckFailed } from '../audit/apply-existing/apply-existing.js';
-import type { ApplyGate, ApplyPermission, AuthorAccess } from './apply-gate.js';
+import {
+  AccessCheckFailed,
+  type ApplyGate,
+  type ApplyPermission,
+  type AuthorAccess,
+} from './apply-gate.js';
 import { optInRefusal, type ApplyOptIn } from './apply-opt-in.js';
 import { authorOf, type UserInfo } from './author-record.js';
 import type { AuthorSigner } from './author-signature.js';

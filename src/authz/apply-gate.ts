@@ -36,3 +36,14 @@ export interface ApplyGate {
   enabled(rule: CompiledRule, ruleObject: JsonObject): Promise<ApplyPermission>;
   accessFor(ruleObject: JsonObject): AuthorAccess;
 }
+
+/**
+ * An access review could not be answered (the API server is unreachable, say). The job stops and
+ * is retried later: an unanswered review is neither an allowed update nor a forbidden one.
+ */
+export class AccessCheckFailed extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'AccessCheckFailed';
+  }
+}

@@ -4,13 +4,12 @@ import type { JsonObject } from '../../engine/json.js';
 import { RuleStore } from '../../engine/store.js';
 import { makeRule } from '../../engine/test-rules.js';
 import {
-  AccessCheckFailed,
   JobInterrupted,
   runApplyJob,
   type ApplyJobOptions,
   type ObjectOutcome,
 } from './apply-existing.js';
-import type { AuthorAccess } from '../../authz/apply-gate.js';
+import { AccessCheckFailed, type AuthorAccess } from '../../authz/apply-gate.js';
 import { CONFIGMAPS, DEPLOYMENTS, FakeAuditApi } from '../run/fake-audit-api.test-support.js';
 import { identityOf } from '../run/object-verdict.js';
 import { TokenBucket } from '../../authz/token-bucket.js';

@@ -3,7 +3,7 @@ import type { JsonObject } from '../../engine/json.js';
 import type { CompiledRule } from '../../engine/rule.js';
 import { describeError } from '../../errors/catalog.js';
 import { KubeApiError } from '../../kube/kube-client.js';
-import type { AuthorAccess } from '../../authz/apply-gate.js';
+import { AccessCheckFailed, type AuthorAccess } from '../../authz/apply-gate.js';
 import type { AuditApi } from '../run/audit-api.js';
 import { identityOf, verdictOf } from '../run/object-verdict.js';
 import { scanObjects, type Unreadable } from '../run/scan.js';
@@ -46,17 +46,6 @@ export type ObjectOutcome =
   | { readonly kind: 'updated' }
   | { readonly kind: 'forbidden' }
   | { readonly kind: 'failed'; readonly reason: string };
-
-/**
- * An access review could not be answered (the API server is unreachable, say). The job stops and
- * is retried later: an unanswered review is neither an allowed update nor a forbidden one.
- */
-export class AccessCheckFailed extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'AccessCheckFailed';
-  }
-}
 
 /** Raised inside a job when it must stop (leadership lost, operator stopping, rule changed). */
 export class JobInterrupted extends Error {
