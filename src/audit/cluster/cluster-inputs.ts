@@ -1,10 +1,9 @@
 import { MODRULE_GROUP, MODRULE_KIND, MODRULE_PLURAL, MODRULE_VERSION } from '../../api/index.js';
-import { loadModRule } from '../../controller/modrule-sync.js';
+import { loadModRule } from '../../rules/load-modrule.js';
 import type { JsonObject } from '../../engine/json.js';
 import type { CompiledRule } from '../../engine/rule.js';
 import { RuleStore } from '../../engine/store.js';
 import { describeError } from '../../errors/catalog.js';
-import { createSilentLogger } from '../../observability/logger.js';
 import { KubeApiError } from '../../kube/kube-client.js';
 import type { AuditApi } from '../run/audit-api.js';
 import { identityOf, withoutManagedFields } from '../run/object-verdict.js';
@@ -102,18 +101,13 @@ export async function readClusterRules(
   options: { clusterNamespace: string; onlyNamespace: string | undefined; pageSize: number },
 ): Promise<ClusterRules> {
   const store = new RuleStore({ clusterNamespace: options.clusterNamespace });
-  const logger = createSilentLogger();
   const invalid: string[] = [];
   const unreadable: Unreadable[] = [];
   let readAny = false;
   const load = (objects: readonly JsonObject[]): void => {
     readAny = true;
     for (const obj of objects) {
-      const result = loadModRule(obj, {
-        store,
-        clusterNamespace: options.clusterNamespace,
-        logger,
-      });
+      const result = loadModRule(obj, { store, clusterNamespace: options.clusterNamespace });
       if (!result.ready) invalid.push(`${result.namespace}/${result.name}: ${result.message}`);
     }
   };
