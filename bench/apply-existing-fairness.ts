@@ -2,7 +2,7 @@
  * `npm run bench:fairness`: does one namespace's flood of apply-to-existing jobs delay another
  * namespace? (issue 26, item 3)
  *
- * Drives the real apply-to-existing controller (src/audit/apply-existing-controller.ts, default
+ * Drives the real apply-to-existing controller (src/audit/apply-existing/apply-existing-controller.ts, default
  * scheduling: 2 writes/s per namespace, 10/s in all, 8 namespaces at a time, 30 s turns, 3 s
  * settle) on real timers, against an in-memory API (bench/lib/memory-audit-api.ts) whose calls
  * each take BENCH_LATENCY_MS (default 2) and whose updates are patched by the real rule engine

@@ -8,7 +8,7 @@ import type { NeededReview } from './read-plan.js';
 import type { ReviewCache } from './review-cache.js';
 
 export interface LookupReviewerOptions extends LimiterClock {
-  /** One SubjectAccessReview (src/audit/access-review.ts reviewUserAccess in the operator). */
+  /** One SubjectAccessReview (src/authz/access-review.ts reviewUserAccess in the operator). */
   readonly ask: (user: UserInfo, attributes: ResourceAttributes) => Promise<boolean>;
   readonly cache: ReviewCache;
   readonly logger: Logger;

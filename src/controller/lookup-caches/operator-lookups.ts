@@ -24,7 +24,7 @@ export interface OperatorLookupsOptions {
   readonly modRules: Informer;
   /**
    * The trusted author of a ModRule manifest: the same entry point apply-to-existing uses
-   * (src/audit/author-record.ts), so a signature check added there applies here too.
+   * (src/authz/author-record.ts), so a signature check added there applies here too.
    */
   readonly authorOf: (ruleObject: KubeObject) => AuthorRecord;
   readonly logger: Logger;
