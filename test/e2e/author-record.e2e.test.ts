@@ -28,6 +28,7 @@ import {
   installCrd,
   startTestOperator,
   type TestOperator,
+  wireTestOperator,
 } from './support/operator-env.js';
 import { issueToken } from './support/service-account.js';
 
@@ -162,13 +163,7 @@ describe.runIf(local)('the recorded author of a ModRule', () => {
     await kubectl(['create', 'serviceaccount', 'robot', '-n', ns]);
 
     op = await startTestOperator(impersonating(OPERATOR_ACCOUNT));
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
+    await wireTestOperator(kubectl, op);
   });
 
   afterAll(async () => {
