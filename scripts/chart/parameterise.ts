@@ -1,7 +1,7 @@
 // Writes one chart template from the parsed objects of one config/ file: each place a chart value
 // controls is replaced, on a deep copy of the parsed object, by a slot (scripts/chart/
 // template-slots.ts); everything else is rendered exactly as config/ has it.
-import { IGNORE_LABEL } from '../../src/audit/scope-plan.js';
+import { IGNORE_LABEL } from '../../src/audit/run/scope-plan.js';
 import type { ChartSource } from './chart-sources.js';
 import {
   dragnetWebhook,

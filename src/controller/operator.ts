@@ -24,21 +24,21 @@ import {
   withoutManagedFields,
   type Informer,
   type KubeObject,
-} from './informer.js';
-import type { KubeClient } from './kube-client.js';
+} from '../kube/informer.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { bindModRuleInformer, retainedModRule } from './modrule-sync.js';
 import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
-import { startOperatorAudit } from '../audit/operator-audit.js';
-import { ensureAuthorKey } from '../audit/author-key-secret.js';
-import { authorSigner } from '../audit/author-signature.js';
+import { startOperatorAudit } from '../audit/cluster/operator-audit.js';
+import { ensureAuthorKey } from '../authz/author-key-secret.js';
+import { authorSigner } from '../authz/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
 import { createOperatorExternalData } from './external-data-sync.js';
-import { authorOf } from '../audit/author-record.js';
+import { authorOf } from '../authz/author-record.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;

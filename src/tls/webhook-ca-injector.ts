@@ -1,5 +1,5 @@
-import type { KubeClient } from '../controller/kube-client.js';
-import { isStatus } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { isStatus } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
