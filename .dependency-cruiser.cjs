@@ -20,9 +20,71 @@ const IO_PACKAGES =
 const IO_CORE_MODULES =
   '^(node:)?(http|https|http2|net|tls|dgram|dns|child_process|cluster|worker_threads|fs|fs/promises|readline|v8)$';
 
+/**
+ * The folders of src/, lowest first (README, "Architecture"). A folder imports only the folders
+ * before it: no folder pair depends both ways, and a concept two folders share lives in the lower
+ * one (or the lower one owns the interface the higher one implements). A new folder takes its
+ * place here before it may import anything (rule `layer-order-names-every-folder`). Names are
+ * used as regular expressions: letters, digits, `-` and `/` only.
+ */
+const LAYER_ORDER = [
+  'errors',
+  'api',
+  'engine',
+  'json-stream',
+  'observability',
+  'external-data',
+  'rules',
+  'kube',
+  'authz',
+  'webhook',
+  'playground',
+  'audit/run',
+  'audit/apply-existing',
+  'reports',
+  'tls',
+  'audit/cluster',
+  'controller',
+  'cli',
+];
+
+/**
+ * The lowest folders have an allow-list rule of their own below (what each may import, all of it
+ * earlier in LAYER_ORDER), and `only-the-cli-imports-the-cli` guards the top: the order rules
+ * cover the folders in between (an import from one of them may also break a rule of its own).
+ */
+const OWN_ALLOW_LIST = ['errors', 'api', 'engine', 'json-stream', 'observability'];
+
+/** One rule per folder: it does not import the folders after it in LAYER_ORDER. */
+const LAYER_ORDER_RULES = LAYER_ORDER.flatMap((folder, i) => {
+  const above = LAYER_ORDER.slice(i + 1).filter((f) => f !== 'cli');
+  if (OWN_ALLOW_LIST.includes(folder) || above.length === 0) return [];
+  return [
+    {
+      name: 'layer-order',
+      severity: /** @type {const} */ ('error'),
+      comment:
+        `src/${folder} is below ${above.join(', ')} (LAYER_ORDER): it does not import them; ` +
+        'move the shared concept down, or let the lower folder own the interface.',
+      from: { path: `^src/${folder}/`, pathNot: TESTS },
+      to: { path: `^src/(${above.join('|')})/` },
+    },
+  ];
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...LAYER_ORDER_RULES,
+    {
+      name: 'layer-order-names-every-folder',
+      severity: 'error',
+      comment:
+        'Every folder of src/ that imports another has its place in LAYER_ORDER (files sit in a ' +
+        'folder of the order, not beside its subfolders).',
+      from: { path: '^src/', pathNot: `^src/(${LAYER_ORDER.join('|')})/|${TESTS}` },
+      to: { path: '^src/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

@@ -2,7 +2,7 @@
  * `npm run bench:fairness`: does one namespace's flood of apply-to-existing jobs delay another
  * namespace? (issue 26, item 3)
  *
- * Drives the real apply-to-existing controller (src/audit/apply-existing-controller.ts, default
+ * Drives the real apply-to-existing controller (src/audit/apply-existing/apply-existing-controller.ts, default
  * scheduling: 2 writes/s per namespace, 10/s in all, 8 namespaces at a time, 30 s turns, 3 s
  * settle) on real timers, against an in-memory API (bench/lib/memory-audit-api.ts) whose calls
  * each take BENCH_LATENCY_MS (default 2) and whose updates are patched by the real rule engine
@@ -20,14 +20,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   createApplyExistingController,
   DEFAULT_APPLY_SCHEDULING,
-} from '../src/audit/apply-existing-controller.js';
-import type { ApplyGate } from '../src/audit/apply-gate.js';
-import type { RuleReporter } from '../src/audit/audit-api.js';
-import { registerAuditMetrics } from '../src/audit/audit-metrics.js';
-import { discoverTargets } from '../src/audit/cluster-inputs.js';
-import { identityOf } from '../src/audit/object-verdict.js';
-import { DEFAULT_DRAGNET_RULES, type TargetResource } from '../src/audit/target-resources.js';
-import { sleepWithSignal } from '../src/controller/informer.js';
+} from '../src/audit/apply-existing/apply-existing-controller.js';
+import type { ApplyGate } from '../src/authz/apply-gate.js';
+import type { RuleReporter } from '../src/audit/run/audit-api.js';
+import { registerAuditMetrics } from '../src/audit/run/audit-metrics.js';
+import { discoverTargets } from '../src/audit/cluster/cluster-inputs.js';
+import { identityOf } from '../src/audit/run/object-verdict.js';
+import { DEFAULT_DRAGNET_RULES, type TargetResource } from '../src/kube/target-resources.js';
+import { sleepWithSignal } from '../src/kube/informer.js';
 import { evaluate } from '../src/engine/evaluate.js';
 import type { JsonObject } from '../src/engine/json.js';
 import { RuleStore } from '../src/engine/store.js';

@@ -18,7 +18,7 @@ import { evaluate, type EvaluationRequest } from '../src/engine/evaluate.js';
 import type { JsonObject } from '../src/engine/json.js';
 import { loadModRules } from '../src/engine/load-rules.js';
 import { RuleStore } from '../src/engine/store.js';
-import type { KubeObject, ListWatch } from '../src/controller/informer.js';
+import type { KubeObject, ListWatch } from '../src/kube/informer.js';
 import {
   createKubeClusterView,
   createLookupResolver,

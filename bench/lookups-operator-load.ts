@@ -15,17 +15,18 @@
 import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { parseArgs } from 'node:util';
-import { repoRoot } from '../test/cluster/binaries.js';
 import { startControlPlane } from '../test/cluster/control-plane.js';
-import { createKubeClient, type KubeClient } from '../src/controller/kube-client.js';
-import { kubeconfigConnection } from '../src/controller/kube-connection.js';
-import { parseOperatorArgs } from '../src/cli/operator-config.js';
-import { startOperator } from '../src/controller/operator.js';
-import { sleepWithSignal } from '../src/controller/informer.js';
-import { createSilentLogger } from '../src/observability/logger.js';
-import { createMetrics } from '../src/observability/metrics.js';
+import { createKubeClient, type KubeClient } from '../src/kube/kube-client.js';
+import { kubeconfigConnection } from '../src/kube/kube-connection.js';
+import {
+  createNamespaces,
+  installModRuleCrd,
+  pool,
+  startBenchOperator,
+  waitForModRules,
+} from './lib/bench-operator.js';
 import { WEBHOOK_PATHS } from '../src/webhook/server.js';
-import { AUTHOR_ANNOTATION } from '../src/audit/author-record.js';
+import { AUTHOR_ANNOTATION } from '../src/authz/author-record.js';
 import { percentile } from './lib/measure.js';
 import { countingClient } from './lib/counting-client.js';
 import {
@@ -37,19 +38,6 @@ import {
   deployment,
   replicaSet,
 } from './lib/lookup-objects.js';
-
-async function pool(
-  count: number,
-  concurrency: number,
-  work: (i: number) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await work(next++);
-    }),
-  );
-}
 
 const ADMIN = JSON.stringify({ username: 'admin', groups: ['system:masters'], extra: {} });
 
@@ -77,25 +65,12 @@ function lookupRule(i: number): object {
 
 async function populate(client: KubeClient): Promise<number> {
   const t0 = performance.now();
-  const { readFileSync } = await import('node:fs');
-  const { load } = await import('js-yaml');
-  const crd = readFileSync(`${repoRoot()}/config/crd/modrules.api.kubemod.io.yaml`, 'utf8');
-  await client.request({
-    method: 'POST',
-    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-    body: load(crd),
-  });
+  await installModRuleCrd(client);
   const names = [
     ...Array.from({ length: NAMESPACES }, (_, i) => `team-${String(i)}`),
     'kubemod-system',
   ];
-  await pool(names.length, 16, (i) =>
-    client.request({
-      method: 'POST',
-      path: '/api/v1/namespaces',
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: names[i] } },
-    }),
-  );
+  await createNamespaces(client, names, 16);
   const post = (path: string, body: object): Promise<unknown> =>
     client.request({ method: 'POST', path, body, discardResponse: true });
   const nsOf = (o: object): string => (o as { metadata: { namespace: string } }).metadata.namespace;
@@ -114,18 +89,7 @@ async function populate(client: KubeClient): Promise<number> {
     const cm = configMap(i);
     return post(`/api/v1/namespaces/${nsOf(cm)}/configmaps`, cm);
   });
-  for (;;) {
-    try {
-      await client.request({
-        method: 'GET',
-        path: '/apis/api.kubemod.io/v1beta1/modrules',
-        query: { limit: 1 },
-      });
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  await waitForModRules(client);
   await pool(100, 16, (i) =>
     post('/apis/api.kubemod.io/v1beta1/namespaces/team-0/modrules', lookupRule(i)),
   );
@@ -193,28 +157,8 @@ function admit(url: string, body: string): Promise<{ ms: number; text: string }>
 
 async function child(kubeconfigPath: string, admissions: number): Promise<void> {
   const t0 = performance.now();
-  const parsed = parseOperatorArgs(
-    [
-      '--kubeconfig',
-      kubeconfigPath,
-      '--webhook-host',
-      '127.0.0.1',
-      '--webhook-port',
-      '0',
-      '--health-port',
-      '0',
-    ],
-    {},
-  );
-  if (parsed.kind !== 'config') throw new Error('unexpected help');
   const counted = countingClient(createKubeClient(kubeconfigConnection(kubeconfigPath)));
-  const operator = await startOperator(parsed.config, {
-    client: counted.client,
-    logger: createSilentLogger(),
-    metrics: createMetrics(),
-    now: Date.now,
-    delay: sleepWithSignal,
-  });
+  const operator = await startBenchOperator(kubeconfigPath, [], counted.client);
   await operator.waitForReady();
   const readyMs = performance.now() - t0;
   const sinceStartMs = performance.now();

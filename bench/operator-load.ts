@@ -17,29 +17,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../test/cluster/binaries.js';
 import { startControlPlane } from '../test/cluster/control-plane.js';
-import { createKubeClient, type KubeClient } from '../src/controller/kube-client.js';
-import { kubeconfigConnection } from '../src/controller/kube-connection.js';
-import { parseOperatorArgs } from '../src/cli/operator-config.js';
-import { startOperator } from '../src/controller/operator.js';
-import { sleepWithSignal } from '../src/controller/informer.js';
-import { createSilentLogger } from '../src/observability/logger.js';
-import { createMetrics } from '../src/observability/metrics.js';
-
-async function pool<T>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const item = items[next++];
-        if (item !== undefined) await work(item);
-      }
-    }),
-  );
-}
+import { createKubeClient, type KubeClient } from '../src/kube/kube-client.js';
+import { kubeconfigConnection } from '../src/kube/kube-connection.js';
+import {
+  createNamespaces,
+  installModRuleCrd,
+  pool,
+  startBenchOperator,
+  waitForModRules,
+} from './lib/bench-operator.js';
 
 function rule(i: number, namespace: string): object {
   const reject = i % 5 === 4;
@@ -85,39 +71,11 @@ function rule(i: number, namespace: string): object {
 
 async function populate(client: KubeClient, rules: number, namespaces: number): Promise<number> {
   const started = performance.now();
-  const crd = (await import('node:fs')).readFileSync(
-    join(repoRoot(), 'config', 'crd', 'modrules.api.kubemod.io.yaml'),
-    'utf8',
-  );
-  const { load } = await import('js-yaml');
-  await client.request({
-    method: 'POST',
-    path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
-    body: load(crd),
-  });
+  await installModRuleCrd(client);
   const names = Array.from({ length: namespaces }, (_, i) => `load-${String(i)}`);
-  await pool([...names, 'kubemod-system'], 32, (name) =>
-    client.request({
-      method: 'POST',
-      path: '/api/v1/namespaces',
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
-    }),
-  );
-  // The CRD needs a moment to be served.
-  for (;;) {
-    try {
-      await client.request({
-        method: 'GET',
-        path: '/apis/api.kubemod.io/v1beta1/modrules',
-        query: { limit: 1 },
-      });
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  const indexes = Array.from({ length: rules }, (_, i) => i);
-  await pool(indexes, 48, (i) => {
+  await createNamespaces(client, [...names, 'kubemod-system'], 32);
+  await waitForModRules(client);
+  await pool(rules, 48, (i) => {
     const namespace = names[i % namespaces] ?? 'load-0';
     return client.request({
       method: 'POST',
@@ -131,30 +89,7 @@ async function populate(client: KubeClient, rules: number, namespaces: number): 
 /** Child mode: run the operator, report when ready and when every status is written. */
 async function child(kubeconfigPath: string, rules: number): Promise<void> {
   const t0 = performance.now();
-  const parsed = parseOperatorArgs(
-    [
-      '--kubeconfig',
-      kubeconfigPath,
-      '--webhook-host',
-      '127.0.0.1',
-      '--webhook-port',
-      '0',
-      '--health-port',
-      '0',
-      '--lease-duration-ms',
-      '2000',
-    ],
-    {},
-  );
-  if (parsed.kind !== 'config') throw new Error('unexpected help');
-  const client = createKubeClient(kubeconfigConnection(kubeconfigPath));
-  const operator = await startOperator(parsed.config, {
-    client,
-    logger: createSilentLogger(),
-    metrics: createMetrics(),
-    now: Date.now,
-    delay: sleepWithSignal,
-  });
+  const operator = await startBenchOperator(kubeconfigPath, ['--lease-duration-ms', '2000']);
   await operator.waitForReady();
   const readyMs = performance.now() - t0;
   // From process start (module loading included), and the CPU time spent until then (user +

@@ -1,4 +1,4 @@
-import type { KubeClient } from '../../src/controller/kube-client.js';
+import type { KubeClient } from '../../src/kube/kube-client.js';
 
 /** Requests a KubeClient made, by kind: `POST /apis/authorization.k8s.io/...` and so on. */
 export interface RequestCounts {

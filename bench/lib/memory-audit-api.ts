@@ -1,12 +1,12 @@
-import { KubeApiError } from '../../src/controller/kube-client.js';
+import { KubeApiError } from '../../src/kube/kube-client.js';
 import type { JsonObject } from '../../src/engine/json.js';
-import type { AuditApi, Discovery, ObjectPage } from '../../src/audit/audit-api.js';
-import { identityOf } from '../../src/audit/object-verdict.js';
+import type { AuditApi, Discovery, ObjectPage } from '../../src/audit/run/audit-api.js';
+import { identityOf } from '../../src/audit/run/object-verdict.js';
 import {
   apiVersionOf,
   type DiscoveredGroupVersion,
   type TargetResource,
-} from '../../src/audit/target-resources.js';
+} from '../../src/kube/target-resources.js';
 
 /**
  * An in-memory AuditApi for benchmarks: objects indexed by resource and namespace (a list of one

@@ -248,9 +248,9 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
     {
       path: 'crds.keep',
       description:
-        'Keep the ModRule CRD (and so every ModRule) on `helm uninstall` (helm.sh/resource-policy: keep).',
+        'Always true: `helm uninstall` keeps the CRDs and the release namespace (helm.sh/resource-policy: keep), so it never deletes a ModRule; false is refused. Delete them by hand when you mean it.',
       default: true,
-      schema: { type: 'boolean' },
+      schema: { type: 'boolean', enum: [true] },
     },
   ];
 }

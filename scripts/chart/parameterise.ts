@@ -1,7 +1,7 @@
 // Writes one chart template from the parsed objects of one config/ file: each place a chart value
 // controls is replaced, on a deep copy of the parsed object, by a slot (scripts/chart/
 // template-slots.ts); everything else is rendered exactly as config/ has it.
-import { IGNORE_LABEL } from '../../src/audit/scope-plan.js';
+import { IGNORE_LABEL } from '../../src/audit/run/scope-plan.js';
 import type { ChartSource } from './chart-sources.js';
 import {
   dragnetWebhook,
@@ -17,6 +17,7 @@ import {
 import { createTemplateSlots, dumpYaml, indented, type TemplateSlots } from './template-slots.js';
 
 const RELEASE_NAMESPACE = '{{ .Release.Namespace }}';
+const RESOURCE_POLICY = 'helm.sh/resource-policy';
 
 /** Every `namespace: <systemNamespace>` (metadata, subjects, service references) follows the release. */
 function releaseNamespace(node: unknown, systemNamespace: string, slots: TemplateSlots): void {
@@ -168,14 +169,14 @@ function edit(
   releaseNamespace(copy, systemNamespace, slots);
   labels(found, copy, slots, extraLabels);
   switch (found.object.kind) {
+    // Both are kept on `helm uninstall`, unconditionally: deleting the CRD deletes every ModRule,
+    // deleting the namespace deletes the cluster-wide ones (an adopted KubeMod namespace too).
     case 'Namespace':
       mappingAt(found, copy, ['metadata']).name = slots.inline(RELEASE_NAMESPACE);
+      mappingAt(found, copy, ['metadata']).annotations = { [RESOURCE_POLICY]: 'keep' };
       break;
     case 'CustomResourceDefinition':
-      mappingAt(found, copy, ['metadata']).annotations = slots.block(
-        (indent) =>
-          `{{ if .Values.crds.keep }}\n${' '.repeat(indent)}helm.sh/resource-policy: keep{{ else }} {}{{ end }}`,
-      );
+      mappingAt(found, copy, ['metadata']).annotations = { [RESOURCE_POLICY]: 'keep' };
       break;
     case 'Deployment':
       deployment(found, copy, slots);

@@ -7,6 +7,9 @@
 #   kubemod-ts-<version>-linux-<arch>.tar         docker-archive of the image, for air-gapped installs
 #   kubemod-ts-<version>-linux-<arch>.sbom.cdx.json    CycloneDX SBOM of the npm dependencies
 #   kubemod-ts-<version>-linux-<arch>.debian-packages.txt  Debian packages in the image
+#   switch-from-kubemod.sh                        the switch from KubeMod, applying only a bundle
+#                                                 pinned by digest (this release's bundle.yaml)
+#   switch-back-to-kubemod.sh                     its rollback
 #   checksums.txt                                 SHA-256 of all of the above
 #
 # The release workflow runs it with the multi-arch index digest; scripts/release/dry-run.sh runs it
@@ -77,6 +80,14 @@ log "images: ${archs[*]}"
 
 (cd "$repo" && npx --no-install tsx scripts/release/pin-bundle.ts "$digest" --repository "$image" \
   --in bundle.yaml --out "$out/bundle.yaml") >&2
+
+# The switch scripts, for users without a checkout; the switch is stamped with the version, which
+# makes it refuse a bundle that does not pin the image by digest.
+sed "s/^release_version=\"\"\$/release_version=\"$version\"/" "$repo/scripts/switch-from-kubemod.sh" \
+  > "$out/switch-from-kubemod.sh"
+grep -qx "release_version=\"$version\"" "$out/switch-from-kubemod.sh" \
+  || die "scripts/switch-from-kubemod.sh has no release_version=\"\" line to stamp"
+cp "$repo/scripts/switch-back-to-kubemod.sh" "$out/switch-back-to-kubemod.sh"
 
 chart_script="$repo/scripts/chart/package.sh"
 [ -f "$chart_script" ] || die "$chart_script is missing: the release needs the Helm chart"

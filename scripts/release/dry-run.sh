@@ -75,6 +75,9 @@ log "verifying $out"
 (cd "$out" && sha256sum --check --strict --quiet checksums.txt) || die "checksums.txt does not verify"
 grep -qx "          image: $image@$digest" "$out/bundle.yaml" \
   || die "$out/bundle.yaml does not pin the operator image to $image@$digest"
+grep -qx "release_version=\"$version\"" "$out/switch-from-kubemod.sh" \
+  || die "$out/switch-from-kubemod.sh is not stamped with release v$version"
+bash -n "$out/switch-back-to-kubemod.sh" || die "$out/switch-back-to-kubemod.sh is not valid bash"
 tar -xzOf "$out/kubemod-ts-$version.tgz" kubemod-ts/Chart.yaml | grep -q "^version: $version\$" \
   || die "the chart archive has no kubemod-ts/Chart.yaml with version $version"
 

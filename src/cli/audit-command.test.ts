@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
-import { CONFIGMAPS, FakeAuditApi } from '../audit/fake-audit-api.test-support.js';
-import { MODRULES, MUTATING_WEBHOOK_CONFIGURATIONS, NAMESPACES } from '../audit/cluster-inputs.js';
+import { CONFIGMAPS, FakeAuditApi } from '../audit/run/fake-audit-api.test-support.js';
+import {
+  MODRULES,
+  MUTATING_WEBHOOK_CONFIGURATIONS,
+  NAMESPACES,
+} from '../audit/cluster/cluster-inputs.js';
 import { parseAuditArgs } from './audit-config.js';
 import { runAudit } from './audit-command.js';
 import { load, loadAll } from 'js-yaml';

@@ -2,11 +2,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parseDocuments } from '../engine/load-rules.js';
 import { RuleStore } from '../engine/store.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
-import { createKubeClient } from '../controller/kube-client.js';
-import { kubeConfigConnection } from '../controller/kube-connection.js';
+import { createKubeClient } from '../kube/kube-client.js';
+import { kubeConfigConnection } from '../kube/kube-connection.js';
 import { compileDocumentsSafely } from '../rules/rule-file.js';
-import type { AuditApi } from '../audit/audit-api.js';
-import type { AuditProgress } from '../audit/audit-run.js';
+import type { AuditApi } from '../audit/run/audit-api.js';
+import type { AuditProgress } from '../audit/run/audit-run.js';
 import {
   buildReport,
   exitCodeOf,
@@ -14,18 +14,18 @@ import {
   renderTable,
   renderYaml,
   EXIT_ERROR,
-} from '../audit/audit-report.js';
-import { auditCluster } from '../audit/audit-session.js';
+} from '../audit/run/audit-report.js';
+import { auditCluster } from '../audit/cluster/audit-session.js';
 import {
   readClusterRules,
   readDragnetRules,
   readNamespaces,
   readNodes,
   rulesMayMatchPods,
-} from '../audit/cluster-inputs.js';
-import { kubeAuditApi } from '../audit/kube-audit-api.js';
-import { progressLine } from '../audit/progress-line.js';
-import type { Unreadable } from '../audit/scan.js';
+} from '../audit/cluster/cluster-inputs.js';
+import { kubeAuditApi } from '../audit/cluster/kube-audit-api.js';
+import { progressLine } from '../audit/run/progress-line.js';
+import type { Unreadable } from '../audit/run/scan.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { AUDIT_USAGE, parseAuditArgs, type AuditConfig } from './audit-config.js';
 import { expandRuleFiles, readText } from './read-inputs.js';
@@ -37,7 +37,7 @@ import {
   type ReportCollector,
 } from '../reports/report-collector.js';
 import { buildReports } from '../reports/report-build.js';
-import type { KubeClient } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { safeYaml } from '../engine/machine-text.js';
 
 export interface AuditIo extends CliIo {

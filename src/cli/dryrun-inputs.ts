@@ -1,10 +1,10 @@
 import type { AdmissionOperation } from '../api/index.js';
 import { didYouMean } from '../api/did-you-mean.js';
 import { describe } from '../api/field-reader.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
+import { isJsonObject, type JsonObject } from '../engine/json.js';
 import { parseManifestDocuments } from '../engine/manifest-documents.js';
 import { isKubemodError } from '../errors/catalog.js';
-import { isListManifest, type ManifestSet } from '../webhook/dryrun/dryrun-manifests.js';
+import { manifestObjects, type ManifestSet } from '../webhook/dryrun/dryrun-manifests.js';
 import {
   pairResources,
   type DryRunResource,
@@ -66,34 +66,28 @@ export function readDryrunInputs(flags: DryrunInputFlags, io: CliIo): DryrunInpu
 
 /**
  * The objects of a manifest file, read as kubectl reads it (see parseManifestDocuments): its
- * documents, Lists expanded; each must have a kind.
+ * documents, Lists expanded; each must have a kind. No limit on their number (the file's size is
+ * bounded by readText).
  */
 function manifestSet(input: { name: string; text: string }): ManifestSet {
   const { documents, errors } = parseManifestDocuments(input.text, input.name);
   if (errors.length > 0) throw new CliError(errors.join('; '));
-  const objects: JsonObject[] = [];
-  let multi = documents.length > 1;
-  for (const document of documents) {
-    const items = isListManifest(document) ? document.items : [document];
-    if (isListManifest(document)) multi = true;
-    for (const item of items) objects.push(checkObject(item, input.name, objects.length));
-  }
-  if (objects.length === 0) {
-    throw new CliError(`${input.name}: holds no Kubernetes object`);
-  }
+  const none = (): CliError => new CliError(`${input.name}: holds no Kubernetes object`);
+  const { objects, multi } = manifestObjects(
+    documents,
+    {},
+    {
+      empty: none,
+      emptyList: none,
+      notAnObject: (index, found) =>
+        new CliError(
+          `${input.name}: object ${String(index + 1)} must be a Kubernetes object, found ${describe(found)}`,
+        ),
+      noKind: (index) =>
+        new CliError(`${input.name}: object ${String(index + 1)}: kind: is required`),
+    },
+  );
   return { objects, multi, text: true };
-}
-
-function checkObject(value: JsonValue, name: string, index: number): JsonObject {
-  if (!isJsonObject(value)) {
-    throw new CliError(
-      `${name}: object ${String(index + 1)} must be a Kubernetes object, found ${describe(value)}`,
-    );
-  }
-  if (typeof value.kind !== 'string' || value.kind === '') {
-    throw new CliError(`${name}: object ${String(index + 1)}: kind: is required`);
-  }
-  return value;
 }
 
 /** `--refs`: one YAML mapping `{namespace?: <Namespace>, node?: <Node>}`. */

@@ -1,10 +1,10 @@
-import { createKubeClient } from '../controller/kube-client.js';
+import { createKubeClient } from '../kube/kube-client.js';
 import {
   inClusterConnection,
   kubeconfigConnection,
   type KubeConnection,
-} from '../controller/kube-connection.js';
-import { sleepWithSignal } from '../controller/informer.js';
+} from '../kube/kube-connection.js';
+import { sleepWithSignal } from '../kube/informer.js';
 import { startOperator, type RunningOperator } from '../controller/operator.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
 import { createLogger, type LogDestination, type Logger } from '../observability/logger.js';

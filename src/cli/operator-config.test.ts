@@ -6,7 +6,7 @@ import {
   certificateIpAddresses,
   parseOperatorArgs,
 } from './operator-config.js';
-import { optInRefusal } from '../audit/apply-opt-in.js';
+import { optInRefusal } from '../authz/apply-opt-in.js';
 import { DEFAULT_REPORT_BOUNDS } from '../reports/report-quota.js';
 
 describe('parseOperatorArgs', () => {

@@ -1,4 +1,4 @@
-import { AUTHOR_KEY_SECRET } from '../audit/author-key-secret.js';
+import { AUTHOR_KEY_SECRET } from '../authz/author-key-secret.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,7 @@ import {
   DEFAULT_APPLY_NAMESPACE_LABEL,
   parseOptInLabel,
   parseOptInRegex,
-} from '../audit/apply-opt-in.js';
+} from '../authz/apply-opt-in.js';
 import {
   DEFAULT_LOOKUP_KINDS,
   parseLookupKinds,

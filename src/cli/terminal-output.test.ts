@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
 import { FORBIDDEN } from './terminal-controls.test-support.js';
-import { CONFIGMAPS, FakeAuditApi } from '../audit/fake-audit-api.test-support.js';
-import { MODRULES, NAMESPACES } from '../audit/cluster-inputs.js';
+import { CONFIGMAPS, FakeAuditApi } from '../audit/run/fake-audit-api.test-support.js';
+import { MODRULES, NAMESPACES } from '../audit/cluster/cluster-inputs.js';
 import { runAudit } from './audit-command.js';
 import { main } from './main.js';
 

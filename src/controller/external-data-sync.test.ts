@@ -5,10 +5,10 @@ import type { ProviderCaller } from '../external-data/provider-client.js';
 import type { KeyAnswer } from '../external-data/provider-protocol.js';
 import type { ClientCertificate } from '../external-data/provider-types.js';
 import { createCertificateAuthority, issueCertificate } from '../tls/certificates.js';
-import { FakeKube } from './fake-kube.test-support.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
 import { createOperatorExternalData, PROVIDERS_PATH } from './external-data-sync.js';
-import { collectionListWatch, createInformer, type Informer } from './informer.js';
-import { KubeApiError } from './kube-client.js';
+import { collectionListWatch, createInformer, type Informer } from '../kube/informer.js';
+import { KubeApiError } from '../kube/kube-client.js';
 
 // The operator's half of external data: providers from an informer, client certificates from a
 // Secret GET, and readiness when the CRD is missing.

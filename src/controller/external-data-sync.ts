@@ -9,8 +9,8 @@ import {
   PROVIDER_PLURAL,
   PROVIDER_VERSION,
 } from '../external-data/provider-types.js';
-import { objectKey, type Informer, type KubeObject } from './informer.js';
-import { isStatus, type KubeClient } from './kube-client.js';
+import { objectKey, type Informer, type KubeObject } from '../kube/informer.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 
 /** The collection path of ExternalDataProvider objects (cluster-scoped). */
 export const PROVIDERS_PATH = `/apis/${PROVIDER_GROUP}/${PROVIDER_VERSION}/${PROVIDER_PLURAL}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../observability/logger.js';
-import { FakeKube } from './fake-kube.test-support.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
 import { LeaderElector } from './leader-election.js';
 
 const LEASE =

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
-import { isStatus, type KubeClient } from './kube-client.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;

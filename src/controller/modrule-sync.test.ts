@@ -2,15 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { createSilentLogger } from '../observability/logger.js';
-import { FakeKube } from './fake-kube.test-support.js';
-import { createInformer } from './informer.js';
-import type { RawWatchEvent } from './kube-client.js';
-import {
-  bindModRuleInformer,
-  loadModRule,
-  retainedModRule,
-  type RuleLoadResult,
-} from './modrule-sync.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
+import { createInformer } from '../kube/informer.js';
+import type { RawWatchEvent } from '../kube/kube-client.js';
+import { loadModRule, type RuleLoadResult } from '../rules/load-modrule.js';
+import { bindModRuleInformer, retainedModRule } from './modrule-sync.js';
 import { desiredStatus, StatusWriter } from './status-writer.js';
 
 function rule(name: string, spec: JsonObject, status?: JsonObject): JsonObject {

@@ -1,122 +1,24 @@
 import {
+  APPLY_TO_EXISTING_ANNOTATION,
   ENFORCEMENT_ANNOTATION,
   FAILURE_POLICY_ANNOTATION,
-  formatFieldErrors,
 } from '../api/index.js';
-import { validateModRule } from '../engine/validate-modrule.js';
 import type { JsonObject } from '../engine/json.js';
-import { APPLY_TO_EXISTING_ANNOTATION } from '../audit/apply-existing.js';
-import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../audit/author-record.js';
-import { AUTHOR_MAC_ANNOTATION } from '../audit/author-signature.js';
-import { compileRule, RuleCompileError } from '../engine/rule.js';
-import type { Compilers } from '../engine/compilers.js';
-import { unexpectedCompileError } from '../rules/compile-modrule.js';
-import type { RuleStore } from '../engine/store.js';
+import { AUTHOR_ANNOTATION, MAX_AUTHOR_CHARS } from '../authz/author-record.js';
+import { AUTHOR_MAC_ANNOTATION } from '../authz/author-signature.js';
+import {
+  loadModRule,
+  modRuleMeta,
+  type ModRuleLoadOptions,
+  type RuleLoadResult,
+} from '../rules/load-modrule.js';
 import type { Logger } from '../observability/logger.js';
-import type { Informer, KubeObject } from './informer.js';
+import type { Informer, KubeObject } from '../kube/informer.js';
 
-/** The outcome of loading one ModRule, which the status writer turns into a `Ready` condition. */
-export interface RuleLoadResult {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string | undefined;
-  readonly generation: number | undefined;
-  readonly ready: boolean;
-  /** `Loaded`, `Invalid` or `CompileFailed`. */
-  readonly reason: string;
-  readonly message: string;
-  /** The status the object carries now (so unchanged statuses are not rewritten). */
-  readonly currentStatus: JsonObject | undefined;
-}
-
-export interface ModRuleSyncOptions {
-  readonly store: RuleStore;
-  readonly clusterNamespace: string;
+export interface ModRuleSyncOptions extends ModRuleLoadOptions {
   readonly logger: Logger;
-  /** Shared compilers: identical selects, regexes and templates across rules compile once. */
-  readonly compilers?: Compilers | undefined;
   /** Called after every add/update with the load outcome, and with `undefined` result on delete. */
   readonly onResult?: (key: string, result: RuleLoadResult | undefined) => void;
-}
-
-function metaOf(obj: KubeObject): {
-  name: string;
-  namespace: string;
-  uid?: string;
-  generation?: number;
-} {
-  const meta = (obj.metadata ?? {}) as {
-    name?: unknown;
-    namespace?: unknown;
-    uid?: unknown;
-    generation?: unknown;
-  };
-  return {
-    name: typeof meta.name === 'string' ? meta.name : '',
-    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
-    ...(typeof meta.uid === 'string' ? { uid: meta.uid } : {}),
-    ...(typeof meta.generation === 'number' ? { generation: meta.generation } : {}),
-  };
-}
-
-/**
- * Validates and compiles one ModRule object into the store. An invalid rule is removed from the
- * store (so a broken update does not leave the previous version running) and reported.
- */
-export function loadModRule(obj: KubeObject, options: ModRuleSyncOptions): RuleLoadResult {
-  const meta = metaOf(obj);
-  const status = obj.status;
-  const base = {
-    namespace: meta.namespace,
-    name: meta.name,
-    uid: meta.uid,
-    generation: meta.generation,
-    currentStatus:
-      typeof status === 'object' && status !== null && !Array.isArray(status) ? status : undefined,
-  };
-  // compileRule reports the select/regex/template/path errors, so validation is structural here.
-  let validated: ReturnType<typeof validateModRule>;
-  try {
-    validated = validateModRule(obj, { semantic: false });
-  } catch (err) {
-    options.store.delete(meta.namespace, meta.name);
-    return {
-      ...base,
-      ready: false,
-      reason: 'Invalid',
-      message: formatFieldErrors([unexpectedCompileError(err)]),
-    };
-  }
-  if (!validated.ok) {
-    options.store.delete(meta.namespace, meta.name);
-    return {
-      ...base,
-      ready: false,
-      reason: 'Invalid',
-      message: formatFieldErrors(validated.errors),
-    };
-  }
-  try {
-    const compiled = compileRule(validated.modRule, {
-      clusterNamespace: options.clusterNamespace,
-      defaultNamespace: meta.namespace,
-      compilers: options.compilers,
-    });
-    options.store.put(compiled);
-    return { ...base, ready: true, reason: 'Loaded', message: 'The ModRule is loaded and active.' };
-  } catch (err) {
-    // Any error, not only RuleCompileError (a stack overflow compiling a 4,000-term select), is
-    // this rule's own status: an invalid rule never stops the sync of the others.
-    options.store.delete(meta.namespace, meta.name);
-    return {
-      ...base,
-      ready: false,
-      reason: 'CompileFailed',
-      message: formatFieldErrors(
-        err instanceof RuleCompileError ? err.errors : [unexpectedCompileError(err)],
-      ),
-    };
-  }
 }
 
 /**
@@ -205,10 +107,10 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
   };
   informer.on('add', upsert);
   informer.on('update', (obj, old) => {
-    const gen = metaOf(obj).generation;
+    const gen = modRuleMeta(obj).generation;
     if (
       gen !== undefined &&
-      gen === metaOf(old).generation &&
+      gen === modRuleMeta(old).generation &&
       behaviourOf(obj) === behaviourOf(old)
     ) {
       const result = loadResultForStatusOnly(obj, options);
@@ -218,7 +120,7 @@ export function bindModRuleInformer(informer: Informer, options: ModRuleSyncOpti
     upsert(obj);
   });
   informer.on('delete', (obj) => {
-    const meta = metaOf(obj);
+    const meta = modRuleMeta(obj);
     options.store.delete(meta.namespace, meta.name);
     options.logger.debug({ rule: `${meta.namespace}/${meta.name}` }, 'ModRule removed');
     options.onResult?.(`${meta.namespace}/${meta.name}`, undefined);
@@ -230,7 +132,7 @@ function loadResultForStatusOnly(
   obj: KubeObject,
   options: ModRuleSyncOptions,
 ): RuleLoadResult | undefined {
-  const meta = metaOf(obj);
+  const meta = modRuleMeta(obj);
   if (options.store.get(meta.namespace, meta.name) === undefined) return loadModRule(obj, options);
   const status = obj.status;
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../observability/logger.js';
 import type { JsonObject } from '../engine/json.js';
-import { KubeApiError, type KubeClient, type KubeRequest } from './kube-client.js';
+import { KubeApiError, type KubeClient, type KubeRequest } from '../kube/kube-client.js';
 import { createNodeRefBinder, nodeRefPatch, stripNamespace } from './node-refs.js';
 
 describe('node refs', () => {

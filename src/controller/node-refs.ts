@@ -2,8 +2,8 @@ import { isJsonObject, type JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import type { NodeRefBinder, SyntheticRefLookups } from '../webhook/dependencies.js';
-import type { Informer } from './informer.js';
-import { isStatus, type KubeClient } from './kube-client.js';
+import type { Informer } from '../kube/informer.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 
 export const INJECT_NODE_REF_ANNOTATION = 'ref.kubemod.io/inject-node-ref';
 export const NODE_NAME_ANNOTATION = 'ref.kubemod.io/nodename';

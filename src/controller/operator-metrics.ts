@@ -8,11 +8,13 @@ export interface OperatorStateSources {
   readonly certificateSecret: string;
   /** notAfter (ms since epoch) of the certificate the webhook serves; undefined before it has one. */
   readonly certificateNotAfterMs: () => number | undefined;
+  /** Whether each of the operator's webhook configurations existed at the leader's last look. */
+  readonly webhookConfigurationsPresent: () => ReadonlyMap<string, boolean>;
 }
 
 /**
- * Registers the operator's state series on its registry: whether this replica leads, and when the
- * certificate it serves expires. Both are read when Prometheus scrapes, so they cannot go stale,
+ * Registers the operator's state series on its registry: whether this replica leads, when the
+ * certificate it serves expires, and whether its webhook configurations exist. Both are read when Prometheus scrapes, so they cannot go stale,
  * and the expiry series is absent (not 0) until the replica holds a certificate, so an alert on
  * it cannot fire during start-up.
  */
@@ -34,6 +36,17 @@ export function registerOperatorMetrics(registry: Registry, sources: OperatorSta
       this.reset();
       const notAfter = sources.certificateNotAfterMs();
       if (notAfter !== undefined) this.set({ secret: sources.certificateSecret }, notAfter / 1000);
+    },
+  });
+  new Gauge({
+    name: 'kubemod_webhook_configuration_present',
+    help: '1 when the webhook configuration exists, 0 when it is missing (admission then runs without ModRules); by configuration name, from the leader only.',
+    labelNames: ['configuration'] as const,
+    registers: [registry],
+    collect(): void {
+      this.reset();
+      for (const [name, present] of sources.webhookConfigurationsPresent())
+        this.set({ configuration: name }, present ? 1 : 0);
     },
   });
 }

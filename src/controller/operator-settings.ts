@@ -1,4 +1,4 @@
-import type { ApplyOptIn } from '../audit/apply-opt-in.js';
+import type { ApplyOptIn } from '../authz/apply-opt-in.js';
 import { isIP } from 'node:net';
 import type { WorkLimits } from '../engine/work-limits.js';
 import type { LogLevel } from '../observability/logger.js';

@@ -3,9 +3,9 @@ import { parseOperatorArgs } from '../cli/operator-config.js';
 import type { JsonObject } from '../engine/json.js';
 import { createSilentLogger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
-import { FakeKube } from './fake-kube.test-support.js';
-import { sleepWithSignal } from './informer.js';
-import { KubeApiError, type KubeRequest, type WatchHandle } from './kube-client.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
+import { sleepWithSignal } from '../kube/informer.js';
+import { KubeApiError, type KubeRequest, type WatchHandle } from '../kube/kube-client.js';
 import type { OperatorConfig } from './operator-settings.js';
 import { startOperator, type OperatorRuntime } from './operator.js';
 

@@ -24,21 +24,21 @@ import {
   withoutManagedFields,
   type Informer,
   type KubeObject,
-} from './informer.js';
-import type { KubeClient } from './kube-client.js';
+} from '../kube/informer.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { LeaderElector } from './leader-election.js';
 import { bindModRuleInformer, retainedModRule } from './modrule-sync.js';
 import { cachingCompilers } from '../engine/compilers.js';
 import { createNodeRefBinder, informerRefs } from './node-refs.js';
 import { RuleEventRecorder } from './rule-events.js';
 import { StatusWriter } from './status-writer.js';
-import { startOperatorAudit } from '../audit/operator-audit.js';
-import { ensureAuthorKey } from '../audit/author-key-secret.js';
-import { authorSigner } from '../audit/author-signature.js';
+import { startOperatorAudit } from '../audit/cluster/operator-audit.js';
+import { ensureAuthorKey } from '../authz/author-key-secret.js';
+import { authorSigner } from '../authz/author-signature.js';
 import { registerOperatorMetrics } from './operator-metrics.js';
 import { createOperatorLookups } from './lookup-caches/operator-lookups.js';
 import { createOperatorExternalData } from './external-data-sync.js';
-import { authorOf } from '../audit/author-record.js';
+import { authorOf } from '../authz/author-record.js';
 
 export interface OperatorRuntime {
   readonly client: KubeClient;
@@ -258,10 +258,20 @@ export async function startOperator(
   // The certificate is read or made while the informers list (its keys are generated on the thread
   // pool): both are on the way to serving, neither waits for the other.
   let current: ServingCertificate | undefined;
+  const injector = new WebhookCaInjector({
+    client,
+    logger,
+    urlBase: config.webhookUrlBase,
+    configs: [
+      { resource: 'mutatingwebhookconfigurations', name: config.mutatingWebhookName },
+      { resource: 'validatingwebhookconfigurations', name: config.validatingWebhookName },
+    ],
+  });
   registerOperatorMetrics(metrics.registry, {
     isLeader: () => elector.isLeader,
     certificateSecret: config.secretName,
     certificateNotAfterMs: () => current?.notAfter,
+    webhookConfigurationsPresent: () => injector.configurationsPresent(),
   });
   const certificate = retrying(
     () => certs.ensure(),
@@ -350,15 +360,7 @@ export async function startOperator(
   });
 
   // Leader work runs one at a time: rotation (which publishes the new bundle first), then the CA injection.
-  const injector = new WebhookCaInjector({
-    client,
-    logger,
-    urlBase: config.webhookUrlBase,
-    configs: [
-      { resource: 'mutatingwebhookconfigurations', name: config.mutatingWebhookName },
-      { resource: 'validatingwebhookconfigurations', name: config.validatingWebhookName },
-    ],
-  });
+  // (The injector is created above, with the metrics that read it.)
   // Leader work starts once this replica holds a certificate.
   let chain: Promise<void> = certificateSettled;
   let queued = false;
@@ -385,6 +387,7 @@ export async function startOperator(
   for (const inf of webhookConfigs) {
     inf.on('add', leaderWork);
     inf.on('update', leaderWork);
+    inf.on('delete', leaderWork); // reported as missing at once, not at the next period
   }
   const periodic = setInterval(leaderWork, config.reconcileIntervalMs);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../observability/logger.js';
-import type { KubeClient, KubeRequest } from './kube-client.js';
+import type { KubeClient, KubeRequest } from '../kube/kube-client.js';
 import { RuleEventRecorder } from './rule-events.js';
 
 describe('RuleEventRecorder', () => {

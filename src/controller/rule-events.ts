@@ -4,7 +4,7 @@ import type { RuleFailure } from '../engine/evaluate.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import type { RuleFailureContext } from '../webhook/dependencies.js';
-import type { KubeClient } from './kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 
 export interface RuleEventRecorderOptions {
   readonly client: KubeClient;

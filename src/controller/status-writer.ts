@@ -2,8 +2,8 @@ import { MODRULE_GROUP, MODRULE_PLURAL, MODRULE_VERSION } from '../api/index.js'
 import type { JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
-import { isStatus, type KubeClient } from './kube-client.js';
-import type { RuleLoadResult } from './modrule-sync.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
+import type { RuleLoadResult } from '../rules/load-modrule.js';
 
 export interface ReadyCondition {
   readonly type: 'Ready';

@@ -1,4 +1,4 @@
-import { isStatus, type KubeClient } from '../controller/kube-client.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 import { isJsonObject } from '../engine/json.js';
 
 /** One of the two policy report APIs: where its reports live and what they are called. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { verdictOf } from '../audit/object-verdict.js';
-import type { TargetResource } from '../audit/target-resources.js';
+import { verdictOf } from '../audit/run/object-verdict.js';
+import type { TargetResource } from '../kube/target-resources.js';
 import { evaluate } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';

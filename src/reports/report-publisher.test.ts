@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, type KubeClient, type KubeRequest } from '../controller/kube-client.js';
+import { KubeApiError, type KubeClient, type KubeRequest } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { createLogger } from '../observability/logger.js';
 import { NOT_GRANTED, publishReports } from './report-publisher.js';

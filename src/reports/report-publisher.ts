@@ -1,4 +1,4 @@
-import { isStatus, type KubeClient } from '../controller/kube-client.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
 import { apiVersionOfReports, servedReportApis } from './report-api.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENFORCEMENT_ANNOTATION, enforcementOf, type EnforcementMode } from '../api/annotations.js';
-import { verdictOf } from '../audit/object-verdict.js';
+import { verdictOf } from '../audit/run/object-verdict.js';
 import { evaluate } from '../engine/evaluate.js';
 import type { JsonObject } from '../engine/json.js';
 import type { CompiledRule } from '../engine/rule.js';

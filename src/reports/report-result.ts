@@ -1,7 +1,7 @@
 import type { EnforcementMode } from '../api/annotations.js';
 import type { EvaluationResult } from '../engine/evaluate.js';
 import type { CompiledRule } from '../engine/rule.js';
-import { ruleOfRejection, type ObjectVerdict } from '../audit/object-verdict.js';
+import { ruleOfRejection, type ObjectVerdict } from '../audit/run/object-verdict.js';
 
 /** The result values of both report APIs that kubemod-ts writes (`skip` is never written). */
 export type ResultKind = 'pass' | 'fail' | 'warn' | 'error';

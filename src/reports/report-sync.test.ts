@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubeApiError, type KubeClient, type KubeRequest } from '../controller/kube-client.js';
+import { KubeApiError, type KubeClient, type KubeRequest } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { OPEN_REPORTS, WG_POLICY } from './report-api.js';
 import { buildReports, PARTIAL_ANNOTATION, partialNotes } from './report-build.js';

@@ -1,6 +1,6 @@
-import { isStatus, type KubeClient } from '../controller/kube-client.js';
+import { isStatus, type KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../engine/json.js';
-import { mapBounded } from '../audit/bounded.js';
+import { mapBounded } from '../audit/run/bounded.js';
 import { reportsPath, type ReportApi } from './report-api.js';
 import {
   MANAGED_BY_LABEL,

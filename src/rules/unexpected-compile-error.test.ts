@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadModRule } from '../controller/modrule-sync.js';
+import { loadModRule } from './load-modrule.js';
 import type { JsonObject } from '../engine/json.js';
 import { RuleStore } from '../engine/store.js';
 import { createSilentLogger } from '../observability/logger.js';

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../engine/json.js';
-import { FakeKube } from '../controller/fake-kube.test-support.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
 import { createSilentLogger } from '../observability/logger.js';
 import { CertManager, parseCertificateSecret, serviceDnsNames } from './cert-manager.js';
 import { caBundlePatch } from './webhook-ca-injector.js';

@@ -1,6 +1,6 @@
 import forge from 'node-forge';
-import type { KubeClient } from '../controller/kube-client.js';
-import { isStatus } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { isStatus } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { KubemodError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';

@@ -1,5 +1,5 @@
-import type { KubeClient } from '../controller/kube-client.js';
-import { isStatus } from '../controller/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { isStatus } from '../kube/kube-client.js';
 import type { JsonObject } from '../engine/json.js';
 import { describeError } from '../errors/catalog.js';
 import type { Logger } from '../observability/logger.js';
@@ -74,7 +74,18 @@ export function caBundlePatch(
  * on the next run.
  */
 export class WebhookCaInjector {
+  private readonly presence = new Map<string, boolean>();
+
   constructor(private readonly options: WebhookCaInjectorOptions) {}
+
+  /**
+   * Whether each configuration existed when this replica last looked (only the leader looks;
+   * empty before the first reconcile). A missing one is not recreated: that would need a
+   * cluster-wide create on webhook configurations, which the operator is not granted.
+   */
+  configurationsPresent(): ReadonlyMap<string, boolean> {
+    return this.presence;
+  }
 
   /** Returns the number of configurations patched. */
   async reconcile(caBundlePem: string): Promise<number> {
@@ -99,14 +110,12 @@ export class WebhookCaInjector {
       config = await this.options.client.request({ method: 'GET', path: configPath(ref) });
     } catch (err) {
       if (isStatus(err, 404)) {
-        this.options.logger.debug(
-          { config: ref.name },
-          'webhook configuration not found; nothing to inject',
-        );
+        this.notePresence(ref, false);
         return false;
       }
       throw err;
     }
+    this.notePresence(ref, true);
     const patch = caBundlePatch(config, b64, this.options.urlBase);
     if (patch.length === 0) return false;
     try {
@@ -126,5 +135,22 @@ export class WebhookCaInjector {
       'injected the CA bundle into the webhook configuration',
     );
     return true;
+  }
+
+  /** Logs when a configuration goes missing (an error: admission runs without it) or returns. */
+  private notePresence(ref: WebhookConfigRef, present: boolean): void {
+    const before = this.presence.get(ref.name);
+    this.presence.set(ref.name, present);
+    if (before === present) return;
+    if (!present) {
+      this.options.logger.error(
+        { config: ref.name, resource: ref.resource },
+        'webhook configuration is missing: the API server no longer calls this operator for its ' +
+          'webhooks, so requests are admitted without ModRules; re-apply bundle.yaml or run ' +
+          '`helm upgrade` to restore it (see kubemod_webhook_configuration_present)',
+      );
+    } else if (before === false) {
+      this.options.logger.info({ config: ref.name }, 'webhook configuration is back');
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { AuthorSigner } from '../audit/author-signature.js';
+import type { AuthorSigner } from '../authz/author-signature.js';
 import type { RuleStore } from '../engine/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -10,7 +10,7 @@ import type { HelperThreadPriority } from './http/thread-priority.js';
 import type { WebhookLimits } from './webhook-limits.js';
 import type { ClusterView, ObjectKey } from '../engine/cluster/cluster-view.js';
 import type { AskResolver } from '../engine/cluster/resolve-loop.js';
-import type { UserInfo } from '../audit/author-record.js';
+import type { UserInfo } from '../authz/author-record.js';
 
 // Defined beside the code that uses them (which must not import this file back: that made an
 // import cycle), and re-exported here for the webhook's callers.

@@ -13,13 +13,12 @@ import { uniqueName } from './support/names.js';
 import {
   OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
-  applyWebhookConfigurations,
-  caBundlesInjected,
   deleteWebhookConfigurations,
   ensureNamespace,
   installCrd,
   startTestOperator,
   type TestOperator,
+  wireTestOperator,
 } from './support/operator-env.js';
 import { configMap, deployment, type Obj } from './support/operator-fixtures.js';
 
@@ -238,13 +237,7 @@ describe.runIf(local)('apply-to-existing within the rule author’s rights', () 
       '--apply-existing-rate',
       '50',
     ]);
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
+    await wireTestOperator(kubectl, op);
   });
 
   afterAll(async () => {

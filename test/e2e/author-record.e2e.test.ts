@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dump } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { authorOf } from '../../src/audit/author-record.js';
-import { AUTHOR_KEY_SECRET, authorKeyOf } from '../../src/audit/author-key-secret.js';
-import { authorSigner, type AuthorSigner } from '../../src/audit/author-signature.js';
+import { authorOf } from '../../src/authz/author-record.js';
+import { AUTHOR_KEY_SECRET, authorKeyOf } from '../../src/authz/author-key-secret.js';
+import { authorSigner, type AuthorSigner } from '../../src/authz/author-signature.js';
 import type { JsonObject } from '../../src/engine/json.js';
 import {
   clusterEndpoint,
@@ -28,6 +28,7 @@ import {
   installCrd,
   startTestOperator,
   type TestOperator,
+  wireTestOperator,
 } from './support/operator-env.js';
 import { issueToken } from './support/service-account.js';
 
@@ -162,13 +163,7 @@ describe.runIf(local)('the recorded author of a ModRule', () => {
     await kubectl(['create', 'serviceaccount', 'robot', '-n', ns]);
 
     op = await startTestOperator(impersonating(OPERATOR_ACCOUNT));
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
+    await wireTestOperator(kubectl, op);
   });
 
   afterAll(async () => {

@@ -46,7 +46,6 @@ describe('the Helm chart, rendered', () => {
       'rbac.audit.enabled': false,
       'applyToExisting.enabled': true,
       'applyToExisting.namespaceRegex': '^team-',
-      'crds.keep': false,
       'webhook.urlBase': 'https://192.0.2.1:9443',
       'monitoring.podMonitor.enabled': true,
       'monitoring.podMonitor.labels': { release: 'kps' },
@@ -79,9 +78,31 @@ describe('the Helm chart, rendered', () => {
         },
       });
     }
-    expect(find(rendered, 'CustomResourceDefinition').metadata).toMatchObject({
-      annotations: { 'helm.sh/resource-policy': 'keep' },
-    });
+    // What `helm uninstall` keeps: both CRDs and the namespace (ModRules live in all three).
+    const kept = rendered.filter(
+      (o) =>
+        (o.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[
+          'helm.sh/resource-policy'
+        ] === 'keep',
+    );
+    expect(kept.map(objectKey).sort()).toEqual(
+      rendered
+        .filter((o) => o.kind === 'CustomResourceDefinition' || o.kind === 'Namespace')
+        .map(objectKey)
+        .sort(),
+    );
+    expect(kept).toHaveLength(3);
+  });
+
+  it('refuses crds.keep=false: an uninstall never deletes ModRules', async () => {
+    const result = await run(helm, [
+      'template',
+      'kubemod-ts',
+      CHART_PATH,
+      ...setArgs({ 'crds.keep': false }),
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/crds\.keep|crds.*keep/);
   });
 
   it('renders the optional objects of config/ exactly when switched on', async () => {
@@ -278,16 +299,6 @@ describe('the Helm chart, rendered', () => {
           readFileSync(join(repoRoot, DASHBOARD_SOURCE), 'utf8'),
         );
         expect(kinds(o)).not.toContain('PodMonitor/kubemod-system/kubemod-operator');
-      },
-    },
-    {
-      name: 'crds.keep=false',
-      values: { 'crds.keep': false },
-      check: (o: BundleObject[]) => {
-        expect(find(o, 'CustomResourceDefinition').metadata).not.toHaveProperty([
-          'annotations',
-          'helm.sh/resource-policy',
-        ]);
       },
     },
   ])('applies $name', async ({ values, check }) => {

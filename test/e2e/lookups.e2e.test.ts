@@ -12,13 +12,12 @@ import { uniqueName } from './support/names.js';
 import {
   OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
-  applyWebhookConfigurations,
-  caBundlesInjected,
   deleteWebhookConfigurations,
   ensureNamespace,
   installCrd,
   startTestOperator,
   type TestOperator,
+  wireTestOperator,
 } from './support/operator-env.js';
 import { freeLoopbackPorts } from '../cluster/control-plane.js';
 import { DEFAULT_LOOKUP_KINDS } from '../../src/controller/lookup-caches/lookup-kinds.js';
@@ -179,13 +178,7 @@ describe.runIf(local)('lookups from the operator caches, within the rule authorâ
     await polled;
     polling.abort();
     syncedLogged = op.logs.findIndex((line) => line.includes('lookup caches synced'));
-    await applyWebhookConfigurations(kubectl, op.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await op.operator.waitForReady();
+    await wireTestOperator(kubectl, op);
   });
 
   afterAll(async () => {

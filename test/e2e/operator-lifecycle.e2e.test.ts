@@ -11,6 +11,8 @@ import { uniqueName } from './support/names.js';
 import {
   SYSTEM_NAMESPACE,
   MUTATING,
+  VALIDATING,
+  applyWebhookConfigurations,
   caBundlesInjected,
   deleteWebhookConfigurations,
   startOperatorOn,
@@ -98,6 +100,31 @@ describe.runIf(local)('kubemod-ts operator lifecycle', () => {
     expect(
       (await get(['deployment', 'after-heal', '-n', nsA])).metadata.annotations?.['kubemod-e2e'],
     ).toBe(nsA);
+  });
+
+  it('reports a deleted webhook configuration: an error logged and the metric at 0', async () => {
+    const series = (value: number): RegExp =>
+      new RegExp(
+        `^kubemod_webhook_configuration_present\\{configuration="${VALIDATING}"\\} ${String(value)}$`,
+        'm',
+      );
+    const metricIs = (value: number) => async (): Promise<true | undefined> => {
+      const text = await (await fetch(`${op.operator.healthUrl ?? ''}/metrics`)).text();
+      return series(value).test(text) ? true : undefined;
+    };
+    await waitFor('the configuration reported present', metricIs(1), 20_000, 200);
+    await kubectl(['delete', 'validatingwebhookconfiguration', VALIDATING]);
+    await waitFor('the configuration reported missing', metricIs(0), 20_000, 200);
+    expect(op.logs.join('')).toMatch(/"level":"error"[^\n]*webhook configuration is missing/);
+    // Restored as the runbook says (here: the URL-based configurations of this harness).
+    await applyWebhookConfigurations(kubectl, op.urlBase);
+    await waitFor(
+      'caBundle injected again',
+      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
+      20_000,
+      100,
+    );
+    await waitFor('the configuration reported present again', metricIs(1), 20_000, 200);
   });
 
   it('recreates a deleted certificate Secret and serves the new certificate without a restart', async () => {

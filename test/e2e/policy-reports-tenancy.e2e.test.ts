@@ -5,13 +5,12 @@ import { uniqueName } from './support/names.js';
 import {
   OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
-  applyWebhookConfigurations,
-  caBundlesInjected,
   deleteWebhookConfigurations,
   ensureNamespace,
   installCrd,
   startTestOperator,
   type TestOperator,
+  wireTestOperator,
 } from './support/operator-env.js';
 import { configMap, modRule } from './support/operator-fixtures.js';
 
@@ -134,13 +133,7 @@ describe.runIf(local)('policy reports in a shared cluster', () => {
       '--report-max-results-per-rule',
       String(BOUNDS.perRule),
     ]);
-    await applyWebhookConfigurations(kubectl, operator.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await operator.operator.waitForReady();
+    await wireTestOperator(kubectl, operator);
     for (const namespace of [aaa, prod]) await kubectl(['create', 'namespace', namespace]);
     await kubectlApply(configMap('bad', prod, { forbidden: 'true' }));
     await kubectlApply(configMap('good', prod));

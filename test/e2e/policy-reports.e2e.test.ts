@@ -15,13 +15,12 @@ import { uniqueName } from './support/names.js';
 import {
   OPERATOR_ACCOUNT,
   SYSTEM_NAMESPACE,
-  applyWebhookConfigurations,
-  caBundlesInjected,
   deleteWebhookConfigurations,
   ensureNamespace,
   installCrd,
   startTestOperator,
   type TestOperator,
+  wireTestOperator,
 } from './support/operator-env.js';
 import { configMap, modRule } from './support/operator-fixtures.js';
 
@@ -143,13 +142,7 @@ describe.runIf(local)('policy reports of the periodic audit', () => {
       '--audit-interval-seconds',
       '2',
     ]);
-    await applyWebhookConfigurations(kubectl, operator.urlBase);
-    await waitFor(
-      'caBundle injected',
-      async () => ((await caBundlesInjected(kubectl)) ? true : undefined),
-      20_000,
-    );
-    await operator.operator.waitForReady();
+    await wireTestOperator(kubectl, operator);
     await kubectl(['create', 'namespace', ns]);
     // Objects that were there before the rule (an Audit rule would admit them anyway).
     await kubectlApply(configMap('bad', ns, { forbidden: 'true' }));

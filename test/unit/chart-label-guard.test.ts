@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_APPLY_EXISTING_NAMESPACE_LABEL } from '../../scripts/chart/chart-values.js';
-import { IGNORE_LABEL } from '../../src/audit/scope-plan.js';
-import { DEFAULT_APPLY_NAMESPACE_LABEL } from '../../src/audit/apply-opt-in.js';
+import { IGNORE_LABEL } from '../../src/audit/run/scope-plan.js';
+import { DEFAULT_APPLY_NAMESPACE_LABEL } from '../../src/authz/apply-opt-in.js';
 
 // The namespace-label guard (config/optional/namespace-label-guard.yaml) reserves the labels the
 // operator reads: its list must name the operator's own constants, and the chart's copy must

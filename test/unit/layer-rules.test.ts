@@ -2,7 +2,8 @@
  * The import rules of .dependency-cruiser.cjs (what `npm run lint:layers` checks over the repo),
  * run on small fixture trees: a clean tree passes, and each kind of violation is reported by the
  * rule that forbids it (a cycle, through values or types; an import against the layers; an I/O
- * package in the engine; a devDependency in shipped code).
+ * package in the engine; a devDependency in shipped code; a folder pair that depends both ways,
+ * or a folder missing from the order).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,6 +117,62 @@ describe('layer rules (.dependency-cruiser.cjs)', () => {
       'engine-does-no-io: src/engine/io.ts → fs',
       'engine-does-no-io: src/engine/io.ts → node_modules/express/index.js',
       'src-uses-production-dependencies: src/webhook/dev.ts → node_modules/vitest/index.js',
+    ]);
+  });
+
+  it('pass imports down the folder order (LAYER_ORDER)', async () => {
+    expect(
+      await violations({
+        'src/kube/client.ts': 'export const get = (): number => 1;\n',
+        'src/authz/review.ts':
+          "import { get } from '../kube/client.js';\nexport const review = (): number => get();\n",
+        'src/audit/run/verdict.ts':
+          "import { get } from '../../kube/client.js';\nexport const verdict = (): number => get();\n",
+        'src/reports/collector.ts':
+          "import { verdict } from '../audit/run/verdict.js';\nexport const collect = (): number => verdict();\n",
+        'src/controller/operator.ts':
+          "import { collect } from '../reports/collector.js';\nimport { review } from '../authz/review.js';\nexport const run = (): number => collect() + review();\n",
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['reports', 'audit/run'],
+    ['controller', 'tls'],
+    ['controller', 'audit/cluster'],
+    ['audit/cluster', 'webhook'],
+    ['webhook', 'authz'],
+    ['authz', 'kube'],
+  ])(
+    'fail on a folder pair that depends both ways, without a file cycle (%s ↔ %s)',
+    async (upper, lower) => {
+      const up = `src/${upper}/up.ts`;
+      const down = `src/${lower}/down.ts`;
+      const rel = (from: string, to: string): string => {
+        const depth = from.split('/').length - 2;
+        return `${'../'.repeat(depth)}${to.slice('src/'.length).replace(/\.ts$/, '.js')}`;
+      };
+      const found = await violations({
+        [up]: `import { d } from '${rel(up, down)}';\nexport const u = (): number => d + 1;\n`,
+        [down]: 'export const d = 1;\n',
+        [`src/${lower}/other.ts`]: `import { u } from '${rel(`src/${lower}/other.ts`, up)}';\nexport const o = u;\n`,
+      });
+      expect(found.map(describeViolation)).toEqual([
+        `layer-order: src/${lower}/other.ts → src/${upper}/up.ts`,
+      ]);
+    },
+  );
+
+  it('fail on a folder that has no place in the order', async () => {
+    const found = await violations({
+      'src/lookups/cache.ts':
+        "import { compile } from '../engine/rule.js';\nexport const c = compile;\n",
+      'src/audit/loose.ts':
+        "import { compile } from '../engine/rule.js';\nexport const l = compile;\n",
+    });
+    expect(found.map(describeViolation).sort()).toEqual([
+      'layer-order-names-every-folder: src/audit/loose.ts → src/engine/rule.ts',
+      'layer-order-names-every-folder: src/lookups/cache.ts → src/engine/rule.ts',
     ]);
   });
 });

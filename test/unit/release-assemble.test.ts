@@ -75,6 +75,8 @@ beforeAll(() => {
   cpSync(join(repoRoot, 'scripts/release'), join(repo, 'scripts/release'), { recursive: true });
   cpSync(join(repoRoot, 'scripts/bundle-sources.ts'), join(repo, 'scripts/bundle-sources.ts'));
   cpSync(join(repoRoot, 'bundle.yaml'), join(repo, 'bundle.yaml'));
+  for (const script of ['switch-from-kubemod.sh', 'switch-back-to-kubemod.sh'])
+    cpSync(join(repoRoot, 'scripts', script), join(repo, 'scripts', script));
   cpSync(join(repoRoot, 'package.json'), join(repo, 'package.json'));
   symlinkSync(join(repoRoot, 'node_modules'), join(repo, 'node_modules'));
   writeFileSync(
@@ -110,6 +112,8 @@ describe('scripts/release/assemble.sh', () => {
       'kubemod-ts-1.2.3-linux-arm64.sbom.cdx.json',
       'kubemod-ts-1.2.3-linux-arm64.tar',
       'kubemod-ts-1.2.3.tgz',
+      'switch-back-to-kubemod.sh',
+      'switch-from-kubemod.sh',
     ]);
     expect(readFileSync(join(out, 'bundle.yaml'), 'utf8')).toContain(
       `          image: ghcr.io/acme/kubemod-ts@${indexDigest}\n`,
@@ -120,10 +124,27 @@ describe('scripts/release/assemble.sh', () => {
     const { stdout } = await run('sha256sum', ['--check', '--strict', 'checksums.txt'], {
       cwd: out,
     });
-    expect(stdout.trim().split('\n')).toHaveLength(8);
+    expect(stdout.trim().split('\n')).toHaveLength(10);
     const chart = await run('tar', ['-xzOf', join(out, 'kubemod-ts-1.2.3.tgz')]);
     expect(chart.stdout).toBe(`version: 1.2.3\nimageDigest: ${indexDigest}\n`);
   }, 60_000);
+
+  it('ships the switch script, which applies only a bundle pinned by digest', async () => {
+    const out = join(work, 'ok-out'); // written by the test above
+    const script = join(out, 'switch-from-kubemod.sh');
+    expect(readFileSync(script, 'utf8')).toContain('\nrelease_version="1.2.3"\n');
+    // kubectl stubbed: it prints what it was asked, so the script runs to its end offline.
+    const bin = mkdtempSync(join(tmpdir(), 'kubectl-stub-'));
+    writeFileSync(join(bin, 'kubectl'), '#!/bin/sh\necho "kubectl $*" >&2\n', { mode: 0o755 });
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    await expect(
+      run('bash', [script, join(repoRoot, 'bundle.yaml')], { cwd: out, env }),
+    ).rejects.toThrow(
+      /does not pin the operator image by digest; use the bundle.yaml of release v1\.2\.3/,
+    );
+    const { stderr } = await run('bash', [script, 'bundle.yaml'], { cwd: out, env });
+    expect(stderr).toContain('kubectl apply -f bundle.yaml');
+  }, 30_000);
 
   it.each([
     [

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../engine/json.js';
-import type { KubeObject } from '../informer.js';
+import type { KubeObject } from '../../kube/informer.js';
 import { apiVersionOf, type LookupKind } from './lookup-kinds.js';
 
 /** kubectl's copy of the last applied manifest: a second copy of the object, never read. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AskingRule, ObjectKey } from '../../engine/cluster/cluster-view.js';
-import type { ResourceAttributes } from '../../audit/access-review.js';
-import type { AuthorRecord, UserInfo } from '../../audit/author-record.js';
+import type { ResourceAttributes } from '../../authz/access-review.js';
+import type { AuthorRecord, UserInfo } from '../../authz/author-record.js';
 import { createSilentLogger } from '../../observability/logger.js';
-import type { KubeObject } from '../informer.js';
+import type { KubeObject } from '../../kube/informer.js';
 import { createKubeClusterView, createLookupResolver } from './kube-cluster-view.js';
 import { createLookupCaches } from './lookup-caches.js';
 import { scriptedSources } from './lookup-caches.test-support.js';

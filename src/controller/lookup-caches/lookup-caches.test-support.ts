@@ -1,5 +1,5 @@
-import type { KubeObject, ListWatch } from '../informer.js';
-import type { WatchHandle } from '../kube-client.js';
+import type { KubeObject, ListWatch } from '../../kube/informer.js';
+import type { WatchHandle } from '../../kube/kube-client.js';
 import type { LookupKind } from './lookup-kinds.js';
 
 /** A list/watch per kind whose list answers when the test says so. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSilentLogger } from '../../observability/logger.js';
-import type { KubeObject } from '../informer.js';
+import type { KubeObject } from '../../kube/informer.js';
 import { scriptedSources } from './lookup-caches.test-support.js';
 import { compactForLookup, LAST_APPLIED_ANNOTATION } from './compact-object.js';
 import { createLookupCaches, type LookupCaches } from './lookup-caches.js';

@@ -1,14 +1,14 @@
 import { describeError } from '../../errors/catalog.js';
 import type { Logger } from '../../observability/logger.js';
-import { reviewOwnAccess } from '../../audit/access-review.js';
+import { reviewOwnAccess } from '../../authz/access-review.js';
 import {
   collectionListWatch,
   createInformer,
   type Informer,
   type KubeObject,
   type ListWatch,
-} from '../informer.js';
-import type { KubeClient } from '../kube-client.js';
+} from '../../kube/informer.js';
+import type { KubeClient } from '../../kube/kube-client.js';
 import { compactForLookup } from './compact-object.js';
 import { apiVersionOf, collectionPath, LOOKUPS_RBAC, type LookupKind } from './lookup-kinds.js';
 

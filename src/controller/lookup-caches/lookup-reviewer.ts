@@ -1,14 +1,14 @@
 import { describeError } from '../../errors/catalog.js';
 import type { Logger } from '../../observability/logger.js';
-import type { ResourceAttributes } from '../../audit/access-review.js';
-import type { UserInfo } from '../../audit/author-record.js';
-import { TokenBucket, type LimiterClock } from '../../audit/token-bucket.js';
+import type { ResourceAttributes } from '../../authz/access-review.js';
+import type { UserInfo } from '../../authz/author-record.js';
+import { TokenBucket, type LimiterClock } from '../../authz/token-bucket.js';
 import type { ReviewRunner } from './kube-cluster-view.js';
 import type { NeededReview } from './read-plan.js';
 import type { ReviewCache } from './review-cache.js';
 
 export interface LookupReviewerOptions extends LimiterClock {
-  /** One SubjectAccessReview (src/audit/access-review.ts reviewUserAccess in the operator). */
+  /** One SubjectAccessReview (src/authz/access-review.ts reviewUserAccess in the operator). */
   readonly ask: (user: UserInfo, attributes: ResourceAttributes) => Promise<boolean>;
   readonly cache: ReviewCache;
   readonly logger: Logger;

@@ -3,12 +3,12 @@ import type { AskingRule, ClusterView, ObjectKey } from '../../engine/cluster/cl
 import type { AskResolver } from '../../engine/cluster/resolve-loop.js';
 import { describeError } from '../../errors/catalog.js';
 import type { Logger } from '../../observability/logger.js';
-import { reviewUserAccess } from '../../audit/access-review.js';
-import type { AuthorRecord, UserInfo } from '../../audit/author-record.js';
-import { createTtlCache } from '../../audit/ttl-cache.js';
+import { reviewUserAccess } from '../../authz/access-review.js';
+import type { AuthorRecord, UserInfo } from '../../authz/author-record.js';
+import { createTtlCache } from '../../authz/ttl-cache.js';
 import type { LookupAdmissionCheck } from '../../webhook/dependencies.js';
-import type { Informer, KubeObject } from '../informer.js';
-import type { KubeClient } from '../kube-client.js';
+import type { Informer, KubeObject } from '../../kube/informer.js';
+import type { KubeClient } from '../../kube/kube-client.js';
 import { createKubeClusterView, createLookupResolver } from './kube-cluster-view.js';
 import { createLookupCaches, type LookupCaches } from './lookup-caches.js';
 import { KNOWN_LOOKUP_KINDS, type LookupKind } from './lookup-kinds.js';
@@ -24,7 +24,7 @@ export interface OperatorLookupsOptions {
   readonly modRules: Informer;
   /**
    * The trusted author of a ModRule manifest: the same entry point apply-to-existing uses
-   * (src/audit/author-record.ts), so a signature check added there applies here too.
+   * (src/authz/author-record.ts), so a signature check added there applies here too.
    */
   readonly authorOf: (ruleObject: KubeObject) => AuthorRecord;
   readonly logger: Logger;

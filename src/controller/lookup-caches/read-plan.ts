@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AskingRule, LookupAnswer, ObjectKey } from '../../engine/cluster/cluster-view.js';
-import type { ResourceAttributes } from '../../audit/access-review.js';
-import type { AuthorRecord, UserInfo } from '../../audit/author-record.js';
+import type { ResourceAttributes } from '../../authz/access-review.js';
+import type { AuthorRecord, UserInfo } from '../../authz/author-record.js';
 import type { CacheRead, LookupCaches } from './lookup-caches.js';
 import { LOOKUP_KINDS_FLAG, LOOKUP_KINDS_VALUE, LOOKUPS_RBAC } from './lookup-kinds.js';
 

@@ -5,7 +5,7 @@ import {
   type JsonPatchOperation,
   type JsonValue,
 } from '../../engine/json.js';
-import { readUserInfo, type UserInfo } from '../../audit/author-record.js';
+import { readUserInfo, type UserInfo } from '../../authz/author-record.js';
 
 export const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 export type AdmissionApiVersion = (typeof ADMISSION_API_VERSIONS)[number];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModRuleSpec } from '../../api/modrule-types.js';
 import type { ObjectKey } from '../../engine/cluster/cluster-view.js';
-import type { UserInfo } from '../../audit/author-record.js';
+import type { UserInfo } from '../../authz/author-record.js';
 import { literalLookupErrors, MAX_REVIEWED_LITERALS } from './literal-lookup-review.js';
 
 const user: UserInfo = { username: 'tenant', uid: undefined, groups: [], extra: {} };

@@ -1,5 +1,5 @@
 import type { FieldError, ModRuleSpec } from '../../api/modrule-types.js';
-import type { UserInfo } from '../../audit/author-record.js';
+import type { UserInfo } from '../../authz/author-record.js';
 import { literalLookups } from '../../engine/cluster/literal-lookups.js';
 import { describeKey } from '../../engine/cluster/namespace-pin.js';
 import { errorCatalog } from '../../errors/catalog.js';

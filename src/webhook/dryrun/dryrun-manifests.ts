@@ -53,31 +53,88 @@ export function readManifestSet(value: JsonValue, field: string): ManifestSet {
   if (typeof value === 'string') {
     checkTextLength(value, field);
     documents = readManifestText(value, field).filter((document) => document !== null);
-    if (documents.length === 0) {
-      throw invalid(`${field} is empty: expected the Kubernetes manifest to evaluate`);
-    }
   } else if (isJsonObject(value)) {
     documents = [value];
   } else {
     throw invalid(`${field} must be an object (the Kubernetes manifest to evaluate)`);
   }
+  const { objects, multi } = manifestObjects(
+    documents,
+    { maxObjects: MAX_DRYRUN_RESOURCES },
+    {
+      empty: () => invalid(`${field} is empty: expected the Kubernetes manifest to evaluate`),
+      emptyList: () => invalid(`${field} is an empty list: expected a manifest`),
+      notAnObject: (index, found) =>
+        invalid(
+          `${field}[${String(index)}] must be a Kubernetes object, found ${describeFound(found)}`,
+        ),
+      tooMany: (max) =>
+        invalid(
+          `${field} holds more than ${String(max)} objects; a dry run evaluates at most ${String(max)}`,
+        ),
+    },
+  );
+  return { objects, multi, text };
+}
+
+/** What a manifest reader allows: the dry-run API and the CLI read with different limits. */
+export interface ManifestLimits {
+  /** Most objects, Lists expanded (none when undefined). */
+  readonly maxObjects?: number | undefined;
+}
+
+/** How a reader words each problem (the dry-run API and the CLI keep their own messages). */
+export interface ManifestProblems {
+  /** No document at all. */
+  empty(): Error;
+  /** Documents, but no object (an empty List). */
+  emptyList(): Error;
+  /** The object at `index` (0-based, Lists expanded) is `found`, not a mapping. */
+  notAnObject(index: number, found: JsonValue): Error;
+  /** The object at `index` has no `kind`; when given, every object must state its kind. */
+  readonly noKind?: ((index: number) => Error) | undefined;
+  /** More than `max` objects (asked only under `maxObjects`). */
+  readonly tooMany?: ((max: number) => Error) | undefined;
+}
+
+/**
+ * The one manifest reader of the dry-run API and the CLI: the objects of parsed `documents`
+ * (each an object or a List, whose items count one by one), checked under `limits`, every
+ * problem worded by `problems`. `multi` is true for several documents or a List.
+ */
+export function manifestObjects(
+  documents: readonly JsonValue[],
+  limits: ManifestLimits,
+  problems: ManifestProblems,
+): { readonly objects: JsonObject[]; readonly multi: boolean } {
+  if (documents.length === 0) throw problems.empty();
   const objects: JsonObject[] = [];
   let multi = documents.length > 1;
+  const add = (value: JsonValue): void => {
+    const index = objects.length;
+    if (!isJsonObject(value)) throw problems.notAnObject(index, value);
+    const noKind = problems.noKind;
+    if (noKind !== undefined && (typeof value.kind !== 'string' || value.kind === '')) {
+      throw noKind(index);
+    }
+    objects.push(value);
+  };
   for (const document of documents) {
     if (isListManifest(document)) {
       multi = true;
-      for (const item of document.items) objects.push(checkObject(item, field, objects.length));
+      for (const item of document.items) add(item);
     } else {
-      objects.push(checkObject(document, field, objects.length));
+      add(document);
     }
-    if (objects.length > MAX_DRYRUN_RESOURCES) {
-      throw invalid(
-        `${field} holds more than ${String(MAX_DRYRUN_RESOURCES)} objects; a dry run evaluates at most ${String(MAX_DRYRUN_RESOURCES)}`,
+    if (limits.maxObjects !== undefined && objects.length > limits.maxObjects) {
+      throw (
+        problems.tooMany?.(limits.maxObjects) ??
+        invalid(`more than ${String(limits.maxObjects)} objects`)
       );
     }
   }
-  if (objects.length === 0) throw invalid(`${field} is an empty list: expected a manifest`);
-  return { objects, multi, text };
+  if (objects.length === 0) throw problems.emptyList();
+  return { objects, multi };
 }
 
 /**
@@ -96,10 +153,9 @@ export function readSingleManifest(value: JsonValue, field: string, kind: string
   return object;
 }
 
-function checkObject(value: JsonValue, field: string, index: number): JsonObject {
-  if (isJsonObject(value)) return value;
-  const found = value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
-  throw invalid(`${field}[${String(index)}] must be a Kubernetes object, found ${found}`);
+/** `null`, `a list`, `a string`, …: what stands where an object was expected. */
+function describeFound(value: JsonValue): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }
 
 /**

@@ -193,6 +193,15 @@ export async function startOperatorOn(
   await ensureNamespace(kubectl, SYSTEM_NAMESPACE);
   await installCrd(kubectl);
   const op = await startTestOperator(kubeconfigPath);
+  await wireTestOperator(kubectl, op);
+  return op;
+}
+
+/**
+ * Points the API server at a started test operator: its URL-based webhook configurations
+ * applied, their caBundle injected (by the operator), then every informer synced.
+ */
+export async function wireTestOperator(kubectl: Kubectl, op: TestOperator): Promise<void> {
   await applyWebhookConfigurations(kubectl, op.urlBase);
   await waitFor(
     'caBundle injected',
@@ -200,5 +209,4 @@ export async function startOperatorOn(
     20_000,
   );
   await op.operator.waitForReady();
-  return op;
 }

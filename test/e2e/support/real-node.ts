@@ -83,6 +83,13 @@ export interface InstalledBundle {
 
 /** Pushes dist/image to a loopback registry in the node, pins bundle.yaml, applies it. */
 export async function installReleasedBundle(): Promise<InstalledBundle> {
+  const bundle = await prepareReleasedBundle();
+  await kubectl(['apply', '-f', bundle.bundlePath], { timeoutMs: 120_000 });
+  return bundle;
+}
+
+/** Pushes dist/image to a loopback registry in the node and pins bundle.yaml; applies nothing. */
+export async function prepareReleasedBundle(): Promise<InstalledBundle> {
   if (!existsSync(join(IMAGE_DIR, 'digest.txt'))) {
     throw new Error(`${IMAGE_DIR}/digest.txt is missing: run npm run image first`);
   }
@@ -148,7 +155,6 @@ export async function installReleasedBundle(): Promise<InstalledBundle> {
     '--out',
     bundlePath,
   ]);
-  await kubectl(['apply', '-f', bundlePath], { timeoutMs: 120_000 });
   return {
     digest,
     manifestDigest,

@@ -1,4 +1,4 @@
-import { AUTHOR_ANNOTATION } from '../../../src/audit/author-record.js';
+import { AUTHOR_ANNOTATION } from '../../../src/authz/author-record.js';
 import { expect } from 'vitest';
 import type { RuleFailure } from '../../../src/engine/evaluate.js';
 import type { JsonObject, JsonPatchOperation } from '../../../src/engine/json.js';

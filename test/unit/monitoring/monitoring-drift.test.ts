@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOperatorArgs } from '../../../src/cli/operator-config.js';
-import { FakeKube } from '../../../src/controller/fake-kube.test-support.js';
-import { sleepWithSignal } from '../../../src/controller/informer.js';
+import { FakeKube } from '../../../src/kube/fake-kube.test-support.js';
+import { sleepWithSignal } from '../../../src/kube/informer.js';
 import { startOperator, type RunningOperator } from '../../../src/controller/operator.js';
 import { createSilentLogger } from '../../../src/observability/logger.js';
 import { createMetrics } from '../../../src/observability/metrics.js';
@@ -90,6 +90,7 @@ describe('config/monitoring against the operator /metrics', () => {
       'alert KubemodCertificateExpiring',
       'alert KubemodCertificateExpiring',
       'alert KubemodNoLeader',
+      'alert KubemodWebhookConfigurationMissing',
     ]);
     for (const query of queries) expect(metricNames(query.expr), query.where).not.toEqual([]);
   });

@@ -1,7 +1,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHOR_ANNOTATION, authorOf } from '../../../src/audit/author-record.js';
-import { AUTHOR_MAC_ANNOTATION, authorSigner } from '../../../src/audit/author-signature.js';
+import { AUTHOR_ANNOTATION, authorOf } from '../../../src/authz/author-record.js';
+import { AUTHOR_MAC_ANNOTATION, authorSigner } from '../../../src/authz/author-signature.js';
 import type { JsonObject } from '../../../src/engine/json.js';
 import {
   admissionReview,

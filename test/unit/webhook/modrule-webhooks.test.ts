@@ -1,6 +1,6 @@
 import fastJsonPatch from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AUTHOR_ANNOTATION } from '../../../src/audit/author-record.js';
+import { AUTHOR_ANNOTATION } from '../../../src/authz/author-record.js';
 import type { JsonObject } from '../../../src/engine/json.js';
 import { admissionReview, decodePatch, responseOf, startHarness, type Harness } from './harness.js';
 
