@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeKube } from '../controller/fake-kube.test-support.js';
+import { FakeKube } from '../kube/fake-kube.test-support.js';
 import { createLogger } from '../observability/logger.js';
 import { configPath, WebhookCaInjector, type WebhookConfigRef } from './webhook-ca-injector.js';
 
