@@ -21,7 +21,7 @@ describe('unquoted templates in ModRule YAML (issue 39)', () => {
   it.each([
     [
       '{{ .Target.metadata.name }}',
-      "quote the whole value: value: '{{ .Target.metadata.name }}' (10:14)",
+      "write it quoted: value: '{{ .Target.metadata.name }}' (10:14)",
     ],
     [
       '{{ .Target.metadata.labels.team | default "platform" }}',
@@ -41,7 +41,7 @@ describe('unquoted templates in ModRule YAML (issue 39)', () => {
     const text = `${RULE("'{{ .Target.kind }}'")}---\nitems:\n  - {{ .Target.kind }}\n`;
     const { errors } = parseDocuments(text, 'x');
     expect(errors[0]).toMatch(
-      /line 13: .* quote the whole value: - '\{\{ \.Target\.kind \}\}' \(13:5\)$/,
+      /line 13: .* write it quoted: - '\{\{ \.Target\.kind \}\}' \(13:5\)$/,
     );
   });
 

@@ -43,7 +43,7 @@ export function unquotedTemplateHint(
       column: lead.length + 1,
       message:
         `line ${String(index + 1)}: the template ${clip(value)} is not quoted, so YAML reads ` +
-        `it as a map; quote the whole value: ${lead.trim()}${lead.trim() === '' ? '' : ' '}${quoted(value)}`,
+        `it as a map; write it quoted: ${lead.trim()}${lead.trim() === '' ? '' : ' '}${quoted(value)}`,
     };
   };
   if (errorLine !== undefined && errorLine > 1) {

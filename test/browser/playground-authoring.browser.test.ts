@@ -92,7 +92,7 @@ describe('playground: authoring defects of issue 39', () => {
     const error = await textOf(page, '#rules-errors');
     expect(error).not.toContain('complex keys');
     expect(error).toContain('the template {{ .Target.metadata.name }} is not quoted');
-    expect(error).toContain("quote the whole value: value: '{{ .Target.metadata.name }}'");
+    expect(error).toContain("write it quoted: value: '{{ .Target.metadata.name }}'");
     expect(await textOf(page, '#rules-errors .error-jump')).toBe('Line 13, column 14');
     const marked = await page.$eval(
       '#rules-host .cm-lintRange-error',
