@@ -9,6 +9,8 @@ export interface PageRecipe {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /** One of RECIPE_CATEGORIES: the group the page lists it in. */
+  readonly category: string;
   readonly operation: string;
   readonly modrules: string;
   readonly resource: string;
@@ -20,11 +22,21 @@ export interface PageRecipe {
 export const VIRTUAL_RECIPES = 'virtual:recipes';
 const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'] as const;
 
+/** The groups of the examples catalogue, in the order the page lists them. */
+export const RECIPE_CATEGORIES = [
+  'Labels and annotations',
+  'Images',
+  'Security',
+  'Networking',
+  'Workloads and resources',
+  'Rule structure and lookups',
+] as const;
+
 /**
  * The recipes of `dir` (samples/recipes/<name>/{recipe.yaml, modrules.yaml, resource.yaml,
- * refs.yaml?, old.yaml?, cluster.yaml?}), by name. A directory without recipe.yaml is not a recipe; a missing
+ * refs.yaml?, old.yaml?, cluster.yaml?}), by category and name. A directory without recipe.yaml is not a recipe; a missing
  * recipes directory is no recipes. A recipe.yaml without a `title` or `description` string, or
- * with an unknown `operation`, or a recipe without its modrules.yaml or resource.yaml, fails the
+ * with an unknown `category` or `operation`, or a recipe without its modrules.yaml or resource.yaml, fails the
  * build naming the file and field.
  */
 export async function readRecipes(dir: string): Promise<PageRecipe[]> {
@@ -33,7 +45,11 @@ export async function readRecipes(dir: string): Promise<PageRecipe[]> {
     .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'recipe.yaml')))
     .map((entry) => entry.name)
     .sort();
-  return Promise.all(names.map((name) => readRecipe(join(dir, name), name)));
+  const recipes = await Promise.all(names.map((name) => readRecipe(join(dir, name), name)));
+  const order = (recipe: PageRecipe): number =>
+    (RECIPE_CATEGORIES as readonly string[]).indexOf(recipe.category);
+  // By category (the page's groups), then by name; sort is stable.
+  return recipes.sort((a, b) => order(a) - order(b));
 }
 
 async function readRecipe(dir: string, name: string): Promise<PageRecipe> {
@@ -50,6 +66,13 @@ async function readRecipe(dir: string, name: string): Promise<PageRecipe> {
     }
     return value.trim();
   };
+  const category = field('category');
+  if (
+    typeof category !== 'string' ||
+    !(RECIPE_CATEGORIES as readonly string[]).includes(category)
+  ) {
+    throw new Error(`${metaFile}: category must be one of ${RECIPE_CATEGORIES.join(', ')}`);
+  }
   const operation = field('operation') ?? 'CREATE';
   if (typeof operation !== 'string' || !(OPERATIONS as readonly string[]).includes(operation)) {
     throw new Error(`${metaFile}: operation must be one of ${OPERATIONS.join(', ')}`);
@@ -75,6 +98,7 @@ async function readRecipe(dir: string, name: string): Promise<PageRecipe> {
     name,
     title: text('title'),
     description: text('description'),
+    category,
     operation,
     modrules,
     resource,

@@ -3,6 +3,7 @@ import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../api/index.js';
 import { evaluate, type EvaluationRequest } from '../engine/evaluate.js';
 import { explainEvaluation } from '../engine/explain/index.js';
 import { RuleStore } from '../engine/store.js';
+import { newObjectProblems } from '../engine/object-checks.js';
 import { describeError } from '../errors/catalog.js';
 import { syntheticRefsFor } from '../webhook/admission/synthetic-refs.js';
 import { CliError, wantsColor, type CliIo } from './cli-io.js';
@@ -194,6 +195,15 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
     { output: options.output, multi: inputs.multi, color: wantsColor(options.color, io) },
     io,
   );
+  // What the API server would refuse (stderr: the output's format stays the contract's).
+  for (const { resource, result } of results) {
+    if (result.patch.length === 0) continue;
+    for (const problem of newObjectProblems(resource, result.patched)) {
+      io.stderr(
+        `kubemod-ts dryrun: warning: the API server would refuse the patched object: ${terminalText(problem)}\n`,
+      );
+    }
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@ import { isKubemodError } from '../errors/catalog.js';
 import { compileRule, RuleCompileError, type CompiledRule } from './rule.js';
 import type { Compilers } from './compilers.js';
 import { loadAllYamlBounded } from './yaml-bounded.js';
+import { unquotedTemplateHint, yamlErrorLine } from './yaml-template-hint.js';
 
 export interface LoadOptions {
   /** Namespace for rules without `metadata.namespace`. */
@@ -34,19 +35,26 @@ export function parseDocuments(
       .map((doc) => detachStrings(doc, strings));
     return { documents, errors: [] };
   } catch (err) {
-    return { documents: [], errors: [yamlError(source, err)] };
+    return { documents: [], errors: [yamlError(source, err, text)] };
   }
 }
 
 /**
  * One error line for a text that could not be read: `<source>: not valid YAML: <the parser's first
  * line>`, or `<source>: <message>` for a valid text too large or deep (YAML_LIMIT, DEPTH_LIMIT).
+ * With the `text`, an unquoted template (`value: {{ … }}`) is named at its line and column with
+ * the quoted value to write instead of the parser's reason (see unquotedTemplateHint).
  */
-export function yamlError(source: string, err: unknown): string {
+export function yamlError(source: string, err: unknown, text?: string): string {
   // YAML_LIMIT / DEPTH_LIMIT: the text is valid YAML, only too large or deep to accept.
   if (isKubemodError(err)) return `${source}: ${err.message}`;
-  const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-  return `${source}: not valid YAML: ${reason ?? ''}`;
+  const reason = (err instanceof Error ? err.message.split('\n')[0] : String(err)) ?? '';
+  const hint =
+    text === undefined ? undefined : unquotedTemplateHint(text, reason, yamlErrorLine(reason));
+  if (hint !== undefined) {
+    return `${source}: not valid YAML: ${hint.message} (${String(hint.line)}:${String(hint.column)})`;
+  }
+  return `${source}: not valid YAML: ${reason}`;
 }
 
 /**

@@ -1,8 +1,9 @@
 // @ts-check
 // A YAML code editor (CodeMirror 6): line numbers, highlighting, indentation kept on Enter (the
-// YAML language's indentation), errors marked where they are. Tab indents; as CodeMirror
-// documents, Escape then Tab (or Tab right after focusing with the keyboard) moves focus on, so
-// the editor never traps the keyboard.
+// YAML language's indentation), errors marked where they are. The keyboard is never trapped: Tab
+// right after entering the editor with the keyboard (Tab or Shift+Tab) moves focus on, as it
+// does through any other control; once the user types, moves the cursor or clicks, Tab indents,
+// and Escape then Tab moves on (CodeMirror's tab focus mode). The page's hint says so.
 
 import { indentWithTab } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
@@ -18,6 +19,7 @@ import { basicSetup, EditorView } from 'codemirror';
  * @property {number} from offset in the text
  * @property {number} to offset in the text (>= from)
  * @property {string} message
+ * @property {'error' | 'warning'} [severity] 'error' unless given
  */
 
 /**
@@ -38,6 +40,43 @@ import { basicSetup, EditorView } from 'codemirror';
  * @property {() => void} onChange called after every change of the text
  * @property {() => void} [onRun] Ctrl/Cmd+Enter
  */
+
+/** "Tab moves on" after a keyboard entry lasts until another key is pressed (this is a backstop). */
+const TAB_LEAVES_MS = 24 * 60 * 60 * 1000;
+/** A focus this soon after a Tab key press came from the keyboard. */
+const KEYBOARD_FOCUS_MS = 1000;
+
+/** When Tab was last pressed anywhere in the page (performance.now()). */
+let lastTabAt = -Infinity;
+let watchingTab = false;
+
+/** Starts noting Tab presses (once, when the first editor is made). */
+function watchTab() {
+  if (watchingTab) return;
+  watchingTab = true;
+  document.addEventListener(
+    'keydown',
+    (event) => {
+      if (event.key === 'Tab') lastTabAt = performance.now();
+    },
+    true,
+  );
+}
+
+/**
+ * Entered with the keyboard: Tab moves on until another key is pressed; entered with a pointer:
+ * Tab indents.
+ */
+const tabLeavesAfterKeyboardEntry = EditorView.domEventHandlers({
+  focus: (_event, view) => {
+    if (performance.now() - lastTabAt < KEYBOARD_FOCUS_MS) view.setTabFocusMode(TAB_LEAVES_MS);
+    return false;
+  },
+  mousedown: (_event, view) => {
+    view.setTabFocusMode(false);
+    return false;
+  },
+});
 
 /**
  * YAML colours from the page's stylesheet (`--hl-*`), so that they follow its light and dark
@@ -88,6 +127,7 @@ function styleNonce() {
  * @returns {YamlEditor}
  */
 export function createEditor(options) {
+  watchTab();
   const view = new EditorView({
     parent: options.parent,
     state: EditorState.create({
@@ -105,6 +145,7 @@ export function createEditor(options) {
         syntaxHighlighting(yamlColours),
         basicSetup,
         keymap.of([indentWithTab]),
+        tabLeavesAfterKeyboardEntry,
         EditorState.tabSize.of(2),
         yaml(),
         lintGutter(),
@@ -138,7 +179,7 @@ export function createEditor(options) {
         return {
           from,
           to: Math.max(from, Math.min(item.to, length)),
-          severity: /** @type {const} */ ('error'),
+          severity: item.severity ?? /** @type {const} */ ('error'),
           message: item.message,
         };
       });

@@ -145,3 +145,35 @@ function excerpt(state, line, column) {
   lines.push(`${' '.repeat(width)} | ${' '.repeat(Math.max(0, column - 1))}^`);
   return lines.join('\n');
 }
+
+/**
+ * Where a rule that failed at run time (a template error, a work limit) is in the ModRules text:
+ * the field the failure names (`spec.patch[1].value`) in the document whose `metadata.name` is
+ * the rule's; the document's start when the field is not found; nothing when no document has
+ * that name.
+ * @param {readonly { rule: string, field: string, message: string }[]} failures
+ * @param {EditorState} state the ModRules editor's
+ * @returns {import('./editor.js').EditorMark[]}
+ */
+export function failureMarks(failures, state) {
+  const contents = documentContents(state);
+  /** @type {import('./editor.js').EditorMark[]} */
+  const marks = [];
+  for (const failure of failures) {
+    const name = failure.rule.slice(failure.rule.indexOf('/') + 1);
+    const content = contents.find((node) => {
+      const found = locatePath(state, node, ['metadata', 'name']);
+      if (!found.complete || found.value === undefined) return false;
+      const text = state.sliceDoc(found.value.from, found.value.to);
+      return text.replace(/^(["'])(.*)\1$/s, '$2') === name;
+    });
+    if (content === undefined) continue;
+    const located = locatePath(state, content, pathSegments(failure.field));
+    marks.push({
+      from: located.from,
+      to: Math.max(located.from, located.to),
+      message: `${failure.rule} failed: ${failure.message}`,
+    });
+  }
+  return marks;
+}

@@ -5,7 +5,7 @@
 // and the entry is simply not offered).
 
 import { RECIPES } from 'virtual:recipes';
-import { el, replace } from './dom.js';
+import { byId, el, replace } from './dom.js';
 import { EXAMPLE } from './example.js';
 
 /** @typedef {import('./share.js').PlaygroundState} PlaygroundState */
@@ -40,7 +40,7 @@ export function bundledEntries() {
     entries.push({
       id: `recipe:${recipe.name}`,
       title: recipe.title,
-      group: 'Recipes',
+      group: recipe.category,
       description: recipe.description,
       apply: () => ({
         rules: recipe.modrules,
@@ -111,6 +111,17 @@ export function fillPicker(select, entries) {
   }
   replace(select, ...groups.values());
   if (entries.some((entry) => entry.id === chosen)) select.value = chosen;
+}
+
+/**
+ * Shows the chosen entry's description under the picker (visible, not only a tooltip: it is
+ * what says what an example shows).
+ * @param {HTMLSelectElement} select
+ * @param {readonly LibraryEntry[]} entries
+ */
+export function describeEntry(select, entries) {
+  const entry = entries.find((candidate) => candidate.id === select.value);
+  replace(byId('library-description', HTMLElement), entry?.description ?? '');
 }
 
 /**

@@ -5,7 +5,7 @@
 // Copy link and the status line next to it live here too.
 
 import { byId } from './dom.js';
-import { decodeState, encodeState, isShareFragment } from './share.js';
+import { decodeState, encodeStateSized, isShareFragment } from './share.js';
 
 /** @typedef {import('./share.js').PlaygroundState} PlaygroundState */
 
@@ -13,15 +13,33 @@ import { decodeState, encodeState, isShareFragment } from './share.js';
 let savedFragment = '';
 
 /**
- * Writes the state into the address; disables Copy link when it is too large for a link.
+ * Writes the state into the address. A state too large for a link is not written, and the
+ * address loses the fragment it held (an older state: opened elsewhere, it would show something
+ * else); Copy link is disabled and the note beside it says why.
  * @param {PlaygroundState} state
  */
 export async function saveToFragment(state) {
-  const fragment = await encodeState(state);
+  const encoded = await encodeStateSized(state);
   const button = byId('copy-link', HTMLButtonElement);
-  button.disabled = fragment === undefined;
-  button.title = fragment === undefined ? 'Too large to share in a link' : '';
-  if (fragment === undefined || fragment === savedFragment) return;
+  const note = byId('link-note', HTMLElement);
+  button.disabled = !encoded.ok;
+  if (!encoded.ok) {
+    const size = (/** @type {number} */ chars) => `${String(Math.ceil(chars / 1024))} KiB`;
+    note.textContent =
+      encoded.what === 'link'
+        ? `No share link: the inputs would make a link of ${size(encoded.length)}, and links hold at most ${size(encoded.limit)}. The address no longer holds them; your draft is kept in this browser.`
+        : `No share link: the inputs are ${size(encoded.length)} of text, and a link holds at most ${size(encoded.limit)}. The address no longer holds them, and they are too large to keep as a draft in this browser too.`;
+    note.hidden = false;
+    if (location.hash !== '' && isShareFragment(location.hash.slice(1))) {
+      history.replaceState(null, '', location.pathname + location.search);
+    }
+    savedFragment = '';
+    return;
+  }
+  note.hidden = true;
+  note.textContent = '';
+  const fragment = encoded.fragment;
+  if (fragment === savedFragment) return;
   savedFragment = fragment;
   history.replaceState(null, '', `#${fragment}`);
 }

@@ -4,13 +4,13 @@
 // an ordinary in-page link and never touches the editors) and in a draft in localStorage; loading
 // an example offers Undo. No navigation loses work.
 
-import { byId, replace } from './dom.js';
+import { byId } from './dom.js';
 import { createEditor } from './editor.js';
 import { loadDraft, sameState, saveDraft } from './draft.js';
 import { EXAMPLE } from './example.js';
 import { errorsView } from './errors-view.js';
 import { exposeEvaluate } from './evaluate.js';
-import { bundledEntries, fillPicker, serverRulesEntry } from './library.js';
+import { bundledEntries, describeEntry, fillPicker, serverRulesEntry } from './library.js';
 import { readResults, showResults } from './resource-results.js';
 import { errorOf, runDryRun } from './run-dryrun.js';
 import { copyLink, readFragment, saveToFragment, setStatus } from './link.js';
@@ -18,6 +18,9 @@ import { OPERATIONS } from './share.js';
 import { setTabSummary, showView, startViewTabs } from './view-tabs.js';
 import { splitDocuments } from './yaml-locate.js';
 import { noticeEdited, showNotice } from './notice.js';
+import { contextCount, markStale, showRunMarks } from './run-marks.js';
+import { startLoadPanel } from './load-source.js';
+import { startTheme } from './theme.js';
 
 /** @typedef {import('./share.js').PlaygroundState} PlaygroundState */
 /** @typedef {import('./library.js').LibraryEntry} LibraryEntry */
@@ -27,6 +30,8 @@ const DEBOUNCE_MS = 300;
 
 /** @type {readonly ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old', 'cluster']} */
 const EDITED = ['rules', 'resource', 'namespaceManifest', 'nodeManifest', 'old', 'cluster'];
+/** The editors of the Context panel. */
+const CONTEXT = /** @type {const} */ (['namespaceManifest', 'nodeManifest', 'old', 'cluster']);
 
 const namespace = byId('namespace', HTMLInputElement);
 const operation = byId('operation', HTMLSelectElement);
@@ -51,6 +56,7 @@ const editors = Object.fromEntries(
       describedBy: `${name}-hint ${name}-errors`,
       onChange: () => {
         if (applying) return;
+        showContextCount();
         noticeEdited();
         edited(DEBOUNCE_MS);
       },
@@ -99,12 +105,11 @@ function applyState(state) {
   }
   namespace.value = state.namespace;
   operation.value = OPERATIONS.includes(state.operation) ? state.operation : 'CREATE';
-  const context = [state.namespaceManifest, state.nodeManifest, state.old, state.cluster].filter(
-    (text) => text.trim() !== '',
-  ).length;
-  replace(byId('context-count', HTMLElement), context === 0 ? '' : `(${String(context)})`);
-  if (context > 0) byId('context', HTMLDetailsElement).open = true;
+  if (showContextCount() > 0) byId('context', HTMLDetailsElement).open = true;
 }
+
+/** Updates the Context panel's count; returns it. */
+const showContextCount = () => contextCount(CONTEXT.map((name) => editor(name).text()));
 
 /**
  * Replaces the editors, offering to undo it.
@@ -183,8 +188,9 @@ async function evaluate() {
       return;
     }
     errors.clear();
-    results.classList.remove('stale');
+    markStale(results, false);
     setTabSummary(showResults(read));
+    showRunMarks(read, editor('rules'));
     setStatus('ok', 'Up to date');
     return;
   }
@@ -201,7 +207,7 @@ async function evaluate() {
  * @param {string} [code]
  */
 function showError(message, code) {
-  results.classList.add('stale');
+  markStale(results, true);
   setStatus('error', 'Error');
   setTabSummary('Error');
   const first = errors.show(message, code);
@@ -237,6 +243,7 @@ function loadChosen() {
 }
 
 async function start() {
+  startTheme();
   startViewTabs();
   namespace.addEventListener('input', () => {
     noticeEdited();
@@ -250,7 +257,16 @@ async function start() {
     void copyLink();
   });
   fillPicker(picker, library);
+  describeEntry(picker, library);
+  picker.addEventListener('change', () => {
+    describeEntry(picker, library);
+  });
   byId('load-example', HTMLButtonElement).addEventListener('click', loadChosen);
+  startLoadPanel({
+    loaded: (target, text, what) => {
+      replaceWithUndo({ ...currentState(), [target]: text }, `Loaded ${what}`);
+    },
+  });
   window.addEventListener('hashchange', () => {
     void loadFromFragment(true);
   });
@@ -258,6 +274,7 @@ async function start() {
     if (entry === undefined) return;
     library = [...library, entry];
     fillPicker(picker, library);
+    describeEntry(picker, library);
   });
 
   const draft = loadDraft();

@@ -19,6 +19,8 @@ import { renderExplain } from './explain-view.js';
  * @property {string} diff
  * @property {string[]} rejections
  * @property {RuleFailure[]} failures
+ * @property {string[]} objectProblems what the API server would refuse in the result
+ * @property {string[]} notes inputs the evaluation did not use, and why
  * @property {string | undefined} patchedYaml
  * @property {unknown} explain undefined when the server sent none
  */
@@ -31,7 +33,7 @@ import { renderExplain } from './explain-view.js';
 export function readAnswer(body) {
   if (typeof body !== 'object' || body === null) return undefined;
   const record = /** @type {Record<string, unknown>} */ (body);
-  const { patch, diff, rejections, failures, patchedYaml, explain } = record;
+  const { patch, diff, rejections, failures, patchedYaml, explain, objectProblems, notes } = record;
   if (!Array.isArray(patch) || typeof diff !== 'string' || !Array.isArray(rejections)) {
     return undefined;
   }
@@ -40,6 +42,8 @@ export function readAnswer(body) {
     diff,
     rejections: rejections.map(String),
     failures: Array.isArray(failures) ? failures.map(readFailure) : [],
+    objectProblems: Array.isArray(objectProblems) ? objectProblems.map(String) : [],
+    notes: Array.isArray(notes) ? notes.map(String) : [],
     patchedYaml: typeof patchedYaml === 'string' ? patchedYaml : undefined,
     explain,
   };
@@ -94,6 +98,8 @@ export function showAnswer(answer) {
         )),
   );
 
+  showList('problems', answer.objectProblems);
+  showList('notes', answer.notes);
   showDiff(answer.diff);
   replace(
     byId('patched', HTMLElement),
@@ -119,13 +125,15 @@ function rejectionItem(rejection) {
 /**
  * The outcome of an answer in a few words, and its kind.
  * @param {DryRunAnswer} answer
- * @returns {{ kind: 'rejected' | 'patched' | 'unchanged', text: string }}
+ * @returns {{ kind: 'rejected' | 'refused' | 'failed' | 'patched' | 'unchanged', text: string }}
  */
 export function outcomeOf(answer) {
   const failed =
     answer.failures.length === 0
       ? ''
       : ` · ${String(answer.failures.length)} rule${answer.failures.length === 1 ? '' : 's'} failed`;
+  const refused =
+    answer.objectProblems.length === 0 ? '' : ' · the API server would refuse the result';
   if (answer.rejections.length > 0) {
     const count = answer.rejections.length;
     return {
@@ -133,14 +141,26 @@ export function outcomeOf(answer) {
       text: `Rejected by ${String(count)} rule${count === 1 ? '' : 's'}${failed}`,
     };
   }
+  const kind = refused !== '' ? 'refused' : failed !== '' ? 'failed' : undefined;
   if (answer.patch.length > 0) {
     const count = answer.patch.length;
     return {
-      kind: 'patched',
-      text: `Patched: ${String(count)} operation${count === 1 ? '' : 's'}${failed}`,
+      kind: kind ?? 'patched',
+      text: `Patched: ${String(count)} operation${count === 1 ? '' : 's'}${refused}${failed}`,
     };
   }
-  return { kind: 'unchanged', text: `No change${failed}` };
+  return { kind: kind ?? 'unchanged', text: `No change${failed}` };
+}
+
+/**
+ * A list panel (`<id>-section`) shown only when it has entries.
+ * @param {'problems' | 'notes'} id
+ * @param {readonly string[]} items
+ */
+function showList(id, items) {
+  byId(`${id}-section`, HTMLElement).hidden = items.length === 0;
+  replace(byId(`${id}-count`, HTMLElement), `(${String(items.length)})`);
+  replace(byId(id, HTMLElement), ...items.map((item) => el('li', undefined, item)));
 }
 
 /**

@@ -36,6 +36,16 @@ export const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE'];
  * @returns {Promise<string | undefined>}
  */
 export async function encodeState(state) {
+  const encoded = await encodeStateSized(state);
+  return encoded.ok ? encoded.fragment : undefined;
+}
+
+/**
+ * The fragment for a state, or why there is none: how long it would be against the limit.
+ * @param {PlaygroundState} state
+ * @returns {Promise<{ ok: true, fragment: string } | { ok: false, length: number, limit: number, what: 'text' | 'link' }>}
+ */
+export async function encodeStateSized(state) {
   const json = JSON.stringify({
     r: state.rules,
     o: state.resource,
@@ -46,11 +56,15 @@ export async function encodeState(state) {
     ...(state.old === '' ? {} : { u: state.old }),
     ...(state.cluster === '' ? {} : { c: state.cluster }),
   });
-  if (json.length > MAX_STATE_CHARS) return undefined;
+  if (json.length > MAX_STATE_CHARS) {
+    return { ok: false, length: json.length, limit: MAX_STATE_CHARS, what: 'text' };
+  }
   const stream = new Blob([json]).stream().pipeThrough(new CompressionStream('deflate'));
   const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
   const fragment = FRAGMENT_PREFIX + toBase64Url(bytes);
-  return fragment.length > MAX_FRAGMENT_CHARS ? undefined : fragment;
+  return fragment.length > MAX_FRAGMENT_CHARS
+    ? { ok: false, length: fragment.length, limit: MAX_FRAGMENT_CHARS, what: 'link' }
+    : { ok: true, fragment };
 }
 
 /**

@@ -9,6 +9,8 @@ declare module 'virtual:recipes' {
     readonly name: string;
     readonly title: string;
     readonly description: string;
+    /** The catalogue's group (recipe.yaml's `category`). */
+    readonly category: string;
     /** CREATE, UPDATE or DELETE (CREATE when recipe.yaml names none). */
     readonly operation: string;
     /** modrules.yaml */

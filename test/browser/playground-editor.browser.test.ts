@@ -1,4 +1,3 @@
-import { readdirSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import {
   waitForText,
 } from './support/playground-page.js';
 import { startServe, type ServeProcess } from './support/serve-process.js';
+import { readRecipes } from '../../scripts/playground/recipes-plugin.js';
 
 // Issue 28, defects 4 and 5 and the layout: a code editor (line numbers, YAML highlighting,
 // indentation kept) with every error marked at its line and column, the examples library,
@@ -111,7 +111,9 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
       order.push(await focusedId(page));
     }
     expect(order).toEqual(['namespace', 'operation', 'resource']);
-    // Tab in an editor indents (the text changes, focus stays) until Escape.
+    // Entered with Tab, the editor lets the next Tab move on (issue 39); once the user moves the
+    // cursor, Tab indents (the text changes, focus stays) until Escape.
+    await page.keyboard.press('End');
     await page.keyboard.press('Tab');
     expect(await focusedId(page)).toBe('resource');
     await page.keyboard.press('Escape');
@@ -162,9 +164,9 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
   });
 
   it("offers the built-in example, every recipe of samples/recipes and the server's rules", async () => {
-    const recipes = existsSync(recipesDir)
-      ? readdirSync(recipesDir).filter((name) => existsSync(`${recipesDir}${name}/recipe.yaml`))
-      : [];
+    // Grouped by category (issue 39), in the order of RECIPE_CATEGORIES.
+    const recipes = await readRecipes(recipesDir);
+    const categories = [...new Set(recipes.map((recipe) => recipe.category))];
     await page.waitForSelector('#library option[value="server"]', { timeout: 15_000 });
     const groups = await page.$$eval('#library optgroup', (all) =>
       all.map((group) => [
@@ -174,11 +176,14 @@ describe('playground: editor, errors, library and layout (issue 28)', () => {
     );
     expect(groups).toEqual([
       ['Examples', ['builtin']],
-      ...(recipes.length > 0 ? [['Recipes', recipes.sort().map((name) => `recipe:${name}`)]] : []),
+      ...categories.map((category) => [
+        category,
+        recipes.filter((r) => r.category === category).map((r) => `recipe:${r.name}`),
+      ]),
       ['This server', ['server']],
     ]);
     // Every recipe loads and evaluates (no error from the engine in the page).
-    for (const name of recipes) {
+    for (const { name } of recipes) {
       await page.select('#library', `recipe:${name}`);
       await page.click('#load-example');
       await settled(page);

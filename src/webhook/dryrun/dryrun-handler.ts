@@ -18,8 +18,9 @@ import {
   type PreparedDryRun,
   type PreparedResource,
 } from './dryrun-prepare.js';
+import { newObjectProblems } from '../../engine/object-checks.js';
 import { httpStatusOf } from '../http/errors.js';
-import { lookupSyntheticRefs } from '../admission/synthetic-refs.js';
+import { lookupSyntheticRefs, NODE_NAME_ANNOTATION } from '../admission/synthetic-refs.js';
 
 export { prepareDryRun, type PreparedDryRun } from './dryrun-prepare.js';
 
@@ -54,6 +55,17 @@ export interface DryRunResponse {
   /** Matching Reject rules in Audit mode, same format: admitted silently, counted. */
   readonly audited: string[];
   readonly failures: DryRunFailure[];
+  /**
+   * Present when the rules made the object one the API server would refuse (a label value
+   * `<no value>`, a label turned into a number, …; see objectProblems): `<field>: <reason>`.
+   */
+  readonly objectProblems?: string[];
+  /**
+   * Present when a manifest the body gave is not used, as the webhook would not inject it (a
+   * node for an object that is not a Pod annotated ref.kubemod.io/nodename, a namespace for a
+   * cluster-scoped object): `syntheticRefs.<member> is not used: <why>`.
+   */
+  readonly notes?: string[];
   /** The patched object as YAML (keys sorted, as in the diff); only for a resource sent as YAML. */
   readonly patchedYaml?: string;
   /** With `?explain=true` only: why each rule did or did not apply (docs/explain.md). */
@@ -169,6 +181,8 @@ function completeOne(
     return explained.result;
   });
   const meterOptions = { work: deps.limits.work, clock: deps.clock };
+  const notes = unusedRefNotes(item, request.syntheticRefs);
+  const problems = result.patch.length === 0 ? [] : newObjectProblems(resource, result.patched);
   return {
     patch: result.patch,
     diff: dryRunDiff(resource, result.patched, meterOptions),
@@ -176,9 +190,30 @@ function completeOne(
     warnings: result.warnings,
     audited: result.audited,
     failures: result.failures.map(dryRunFailure),
+    ...(problems.length === 0 ? {} : { objectProblems: problems }),
+    ...(notes.length === 0 ? {} : { notes }),
     ...(request.yaml ? { patchedYaml: dryRunYaml(result.patched, meterOptions) } : {}),
     ...(explanation === undefined ? {} : { explain: explanation }),
   };
+}
+
+/** Why a manifest the body gave for syntheticRefs is not used for this resource. */
+function unusedRefNotes(
+  item: PreparedResource,
+  given: { readonly namespace?: unknown; readonly node?: unknown } | undefined,
+): string[] {
+  const notes: string[] = [];
+  if (given?.node !== undefined && item.refNames.node === undefined) {
+    notes.push(
+      `syntheticRefs.node is not used: the webhook injects a node only into a Pod annotated ${NODE_NAME_ANNOTATION} with the node's name, and this object is not one`,
+    );
+  }
+  if (given?.namespace !== undefined && item.refNames.namespace === undefined) {
+    notes.push(
+      'syntheticRefs.namespace is not used: the webhook injects the namespace only into namespaced objects, and this object has none',
+    );
+  }
+  return notes;
 }
 
 /** The kind, name and request namespace of a resource, for its result among several. */

@@ -179,7 +179,7 @@ export function readManifestText(text: string, field: string): JsonValue[] {
 export function checkTextLength(text: string, field: string): void {
   if (text.length > MAX_DRYRUN_YAML_CHARS) {
     throw invalid(
-      `${field} is ${String(text.length)} characters of text; a dry run reads at most ${String(MAX_DRYRUN_YAML_CHARS)} (send larger manifests as JSON)`,
+      `${field} is ${String(text.length)} characters of text; a dry run reads at most ${String(MAX_DRYRUN_YAML_CHARS)} characters of YAML text (only a client of PUT /v1/dryrun can send larger manifests, as JSON objects, which this limit does not count)`,
     );
   }
 }

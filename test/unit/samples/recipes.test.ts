@@ -8,6 +8,7 @@ import { parseDocuments } from '../../../src/engine/load-rules.js';
 import { isJsonObject, type JsonValue } from '../../../src/engine/json.js';
 import { checkModRule } from '../../../src/rules/compile-modrule.js';
 import { DEFAULT_CLUSTER_NAMESPACE } from '../../../src/engine/rule.js';
+import { RECIPE_CATEGORIES } from '../../../scripts/playground/recipes-plugin.js';
 
 // The recipes of samples/recipes (the playground's examples library): each is complete, its
 // ModRules are valid, and its own kubemod-test.yaml passes.
@@ -30,8 +31,15 @@ function documents(recipe: string, file: string): JsonValue[] {
 }
 
 describe('samples/recipes', () => {
-  it('holds at least 12 recipes', () => {
-    expect(recipes.length).toBeGreaterThanOrEqual(12);
+  it('holds at least 20 recipes, at least two in every category (issue 39)', () => {
+    expect(recipes.length).toBeGreaterThanOrEqual(20);
+    const categories = recipes.map((recipe) => {
+      const [meta] = documents(recipe, 'recipe.yaml');
+      return isJsonObject(meta) ? meta.category : undefined;
+    });
+    for (const category of RECIPE_CATEGORIES) {
+      expect(categories.filter((c) => c === category).length).toBeGreaterThanOrEqual(2);
+    }
   });
 
   it.each(recipes)('%s has the files of a recipe, and no others', (recipe) => {
@@ -45,8 +53,11 @@ describe('samples/recipes', () => {
     expect(rest).toEqual([]);
     if (!isJsonObject(meta)) throw new Error('recipe.yaml must be a mapping');
     expect(
-      Object.keys(meta).filter((k) => !['title', 'description', 'operation'].includes(k)),
+      Object.keys(meta).filter(
+        (k) => !['title', 'description', 'category', 'operation'].includes(k),
+      ),
     ).toEqual([]);
+    expect(RECIPE_CATEGORIES).toContain(meta.category);
     expect(typeof meta.title === 'string' && meta.title.length > 0 && meta.title.length <= 80).toBe(
       true,
     );
