@@ -24,6 +24,7 @@ import {
   type InstalledBundle,
 } from './support/real-node.js';
 import { adminCredentials } from './support/reject-load.js';
+import { apiCall } from '../cluster/api-client.js';
 import { watchWrites } from './support/watch-writes.js';
 
 // Fault figure (c) of issue 36: the leader is SIGKILLed while an apply-to-existing job brings 40
@@ -92,14 +93,12 @@ describe('apply-to-existing when the leader is killed', () => {
 
   it('(c) finishes the job exactly once, nothing written twice or lost, nothing through', async () => {
     const path = `/api/v1/namespaces/${ns}/configmaps`;
-    const listed = (await kubectlJson([
-      'get',
-      'configmaps',
-      '-n',
-      ns,
-      '-l',
-      'target=yes',
-    ])) as ConfigMapList;
+    // The list's own resourceVersion (kubectl's `-o json` list has none): the watch starts there.
+    const listed = (await apiCall(
+      adminCredentials(),
+      'GET',
+      `${path}?labelSelector=target%3Dyes`,
+    )) as ConfigMapList;
     expect(listed.items).toHaveLength(TARGETS);
     const writes = watchWrites(
       adminCredentials(),
@@ -126,9 +125,17 @@ describe('apply-to-existing when the leader is killed', () => {
     // Kill the leader once the job is well under way (2 objects/s per namespace by default).
     await waitFor(
       'a quarter of the objects written',
-      () => (writes.modified.size >= TARGETS / 4 ? true : undefined),
+      async () => {
+        if (writes.modified.size >= TARGETS / 4) return true;
+        const rule = (await kubectlJson(['get', 'modrule', 'stamp', '-n', ns])) as ApplyStatus;
+        // Shown if the wait times out.
+        throw new Error(
+          `${String(writes.modified.size)} written; watch: ${writes.others.slice(-3).join('; ')}; ` +
+            `job: ${JSON.stringify(rule.status?.applyToExisting)}`,
+        );
+      },
       120_000,
-      100,
+      500,
     );
     const leader = await leaderPod();
     const writtenBeforeKill = writes.modified.size;
@@ -146,7 +153,7 @@ describe('apply-to-existing when the leader is killed', () => {
       500,
     );
     const completedMs = Date.now() - killed.killedAt;
-    await killed.recovered();
+    const { readyAt } = await killed.recovered();
     // Nothing more may be written after completion.
     await sleep(5_000);
     writes.stop();
@@ -175,6 +182,7 @@ describe('apply-to-existing when the leader is killed', () => {
       writtenTwice: twice.length,
       status: done,
       completedMsAfterKill: completedMs,
+      recoveryMs: readyAt - killed.killedAt,
       leaderBefore: leader,
       leaderAfter: await leaderPod(),
       events: events.items.map((e) => `${String(e.count ?? 1)}× ${e.message}`),

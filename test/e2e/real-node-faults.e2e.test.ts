@@ -87,11 +87,12 @@ describe('the released bundle under load and faults', () => {
     const load = startFlood(ns);
     await sleep(5_000);
     const killed = sigkillOperator(victim);
-    const recoveredAt = await killed.recovered();
+    const { notReadyAt, readyAt: recoveredAt } = await killed.recovered();
     await sleep(5_000);
     const figures = await load.stop();
     const failures = webhookFailuresSince(DRAGNET, killed.killedAt - IN_FLIGHT_MS);
     report('SIGKILL one operator container (Ignore)', figures, {
+      notReadyMs: (notReadyAt ?? recoveredAt) - killed.killedAt,
       recoveryMs: recoveredAt - killed.killedAt,
       failedCalls: causeCounts(failures),
     });
@@ -119,12 +120,13 @@ describe('the released bundle under load and faults', () => {
     const load = startFlood(ns);
     await sleep(5_000);
     const killed = sigkillOperator(victim);
-    const recoveredAt = await killed.recovered();
+    const { notReadyAt, readyAt: recoveredAt } = await killed.recovered();
     await sleep(5_000);
     const figures = await load.stop();
     const failures = webhookFailuresSince(DRAGNET, killed.killedAt - IN_FLIGHT_MS);
     await setDragnetFailurePolicy('Ignore');
     report('SIGKILL one operator container (Fail)', figures, {
+      notReadyMs: (notReadyAt ?? recoveredAt) - killed.killedAt,
       recoveryMs: recoveredAt - killed.killedAt,
       failedCalls: causeCounts(failures),
     });

@@ -90,8 +90,12 @@ export interface KilledContainer {
   readonly pod: string;
   /** When the SIGKILL was sent (ms since the epoch). */
   readonly killedAt: number;
-  /** Resolves once the kubelet has restarted the container and it is Ready again. */
-  recovered(): Promise<number>;
+  /**
+   * Resolves once the kubelet has restarted the container and it is Ready again: when the Pod
+   * was first seen not Ready (what takes it out of the Service's endpoints) and when it was seen
+   * Ready again (ms since the epoch; polled every 250 ms).
+   */
+  recovered(): Promise<{ notReadyAt: number | undefined; readyAt: number }>;
 }
 
 /** SIGKILLs the operator container of `pod` (its init process: the whole container dies). */
@@ -104,7 +108,8 @@ export function sigkillOperator(pod: OperatorPod): KilledContainer {
   return {
     pod: pod.metadata.name,
     killedAt,
-    async recovered(): Promise<number> {
+    async recovered(): Promise<{ notReadyAt: number | undefined; readyAt: number }> {
+      let notReadyAt: number | undefined;
       await waitFor(
         'the killed container to be restarted and Ready',
         async () => {
@@ -116,12 +121,13 @@ export function sigkillOperator(pod: OperatorPod): KilledContainer {
             SYSTEM_NAMESPACE,
           ])) as OperatorPod;
           const s = now.status.containerStatuses?.[0];
+          if (s?.ready === false) notReadyAt ??= Date.now();
           return s !== undefined && s.restartCount > restartsBefore && s.ready ? true : undefined;
         },
         120_000,
         250,
       );
-      return Date.now();
+      return { notReadyAt, readyAt: Date.now() };
     },
   };
 }
