@@ -114,7 +114,8 @@ describe('apply-to-existing when the leader is killed', () => {
           { select: '$.kind', matchValue: 'ConfigMap' },
           { select: '$.metadata.labels.target', matchValue: 'yes' },
         ],
-        patch: [{ op: 'add', path: '/metadata/labels/stamped', value: 'yes' }],
+        // A patch value is YAML (as in KubeMod): a bare `yes` would be the boolean true.
+        patch: [{ op: 'add', path: '/metadata/labels/stamped', value: 'done' }],
       }),
       metadata: {
         name: 'stamp',
@@ -192,7 +193,7 @@ describe('apply-to-existing when the leader is killed', () => {
     // Nothing lost: every object carries the patch. Nothing written twice: one write each.
     expect(
       after.items
-        .filter((cm) => cm.metadata.labels?.stamped !== 'yes')
+        .filter((cm) => cm.metadata.labels?.stamped !== 'done')
         .map((cm) => cm.metadata.name),
     ).toEqual([]);
     expect(twice).toEqual([]);
