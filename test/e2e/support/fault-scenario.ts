@@ -3,6 +3,7 @@ import { kubectl, kubectlApply, kubectlJson, waitFor } from './kubectl.js';
 import { uniqueName } from './names.js';
 import { modRule, realNode, SYSTEM_NAMESPACE } from './real-node.js';
 import { containerProcess } from './real-node-inspect.js';
+import type { WebhookCallFailure } from './fail-open-log.js';
 import {
   adminCredentials,
   startRejectLoad,
@@ -166,4 +167,34 @@ export async function setDragnetFailurePolicy(policy: 'Ignore' | 'Fail'): Promis
       { op: 'replace', path: `/webhooks/${String(index)}/failurePolicy`, value: policy },
     ]),
   ]);
+}
+
+/** A request sent this long before a kill may still be in flight on the killed replica. */
+export const IN_FLIGHT_MS = 1_000;
+
+/**
+ * Under failurePolicy Ignore, what a SIGKILL may let through (docs/failure-policy.md): only
+ * requests whose webhook call the API server logged as failed with a connection error, sent
+ * between the kill and the replica's recovery. Returns the problems found (empty: none).
+ */
+export function unexplainedThrough(
+  figures: LoadFigures,
+  failures: readonly WebhookCallFailure[],
+  killedAt: number,
+  recoveredAt: number,
+): string[] {
+  const problems: string[] = [];
+  if (figures.through > failures.length)
+    problems.push(`${String(figures.through)} through, ${String(failures.length)} failed calls`);
+  for (const sentAt of figures.throughSentAt) {
+    if (sentAt < killedAt - IN_FLIGHT_MS || sentAt > recoveredAt)
+      problems.push(`sent at ${String(sentAt)}, outside the kill window`);
+    if (!failures.some((f) => f.at >= sentAt - 50 && f.at <= sentAt + 10_000))
+      problems.push(`sent at ${String(sentAt)}: no failed webhook call logged for it`);
+  }
+  for (const f of failures) {
+    if (!['connection refused', 'connection reset', 'EOF'].includes(f.cause))
+      problems.push(`failed call not a connection error: ${f.error}`);
+  }
+  return problems;
 }
