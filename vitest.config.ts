@@ -60,7 +60,7 @@ export default defineConfig({
         test: {
           name: 'e2e-node',
           include: ['test/e2e/**/real-node*.e2e.test.ts'],
-          // The fault figures run on their own (npm run test:e2e-node-faults): see BENCHMARKS.md.
+          // The fault scenarios run in their own project, on a cluster of their own (below).
           exclude: ['test/e2e/**/real-node-faults*.e2e.test.ts', '**/node_modules/**'],
           environment: 'node',
           globalSetup: ['test/e2e/real-node-global-setup.ts'],
@@ -70,10 +70,10 @@ export default defineConfig({
         },
       },
       {
-        // Bounded load on the harness's API server while the operator is rolled and killed.
-        // Not in test:all: since the lame-duck phase the rolling restart lets nothing through,
-        // but a SIGKILLed replica still lets about 1 request in 300 through under failurePolicy
-        // Ignore, and that scenario keeps asserting 0 (BENCHMARKS.md, docs/failure-policy.md).
+        // Bounded load on the harness's API server under faults: rollout, upgrade, SIGKILL (under
+        // each dragnet failurePolicy), leader killed during apply-to-existing, API server restart,
+        // certificate Secret deleted (BENCHMARKS.md). In test:all after e2e-node: its own cluster,
+        // so the faults it leaves behind (restarts, a second image) cannot reach the other files.
         test: {
           name: 'e2e-node-faults',
           include: ['test/e2e/**/real-node-faults*.e2e.test.ts'],

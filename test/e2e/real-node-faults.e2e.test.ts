@@ -1,92 +1,50 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteNamespacesNow, kubectl } from './support/kubectl.js';
 import {
-  deleteNamespacesNow,
-  kubectl,
-  kubectlApply,
-  kubectlJson,
-  waitFor,
-} from './support/kubectl.js';
-import { uniqueName } from './support/names.js';
+  createFloodNamespace,
+  DRAGNET,
+  IN_FLIGHT_MS,
+  readyOperatorPod,
+  report,
+  setDragnetFailurePolicy,
+  sigkillOperator,
+  startFlood,
+  unexplainedThrough,
+} from './support/fault-scenario.js';
+import { causeCounts, webhookFailuresSince } from './support/fail-open-log.js';
 import {
   installReleasedBundle,
-  modRule,
   OPERATOR_DEPLOYMENT,
-  realNode,
   SYSTEM_NAMESPACE,
   waitForOperatorReady,
   type InstalledBundle,
 } from './support/real-node.js';
-import { containerProcess } from './support/real-node-inspect.js';
-import { adminCredentials, startRejectLoad, type LoadFigures } from './support/reject-load.js';
 
 // Fault figures (issue 36): the released bundle on the real node, a stream of 20 ConfigMaps/s
 // sent to the harness's API server that a Reject rule must refuse, while (a) the Deployment rolls
-// and (b) one operator container is SIGKILLed. With two replicas nothing may get through. The
-// figures are printed as one JSON line per scenario ("[fault-figures] …") for BENCHMARKS.md.
+// and (b) one operator container is SIGKILLed, under each failurePolicy of the dragnet webhook.
+// The rolling upgrade to a second image is in real-node-faults-upgrade.e2e.test.ts, (c) to (e)
+// in real-node-faults-leader/-control. One JSON line per scenario ("[fault-figures] …").
 
-const REJECT_MESSAGE = 'flood refused on the real node';
-const LABEL = { flood: 'yes' };
 let bundle: InstalledBundle;
 let ns: string;
-
-interface Pod {
-  metadata: { name: string; deletionTimestamp?: string };
-  status: { containerStatuses?: { containerID?: string; restartCount: number; ready: boolean }[] };
-}
-
-async function operatorPods(): Promise<Pod[]> {
-  const list = (await kubectlJson([
-    'get',
-    'pods',
-    '-n',
-    SYSTEM_NAMESPACE,
-    '-l',
-    'app.kubernetes.io/component=operator',
-  ])) as { items: Pod[] };
-  return list.items;
-}
-
-function report(scenario: string, figures: LoadFigures, extra: object = {}): void {
-  console.log(`[fault-figures] ${JSON.stringify({ scenario, ...figures, ...extra })}`);
-}
 
 describe('the released bundle under load and faults', () => {
   beforeAll(async () => {
     bundle = await installReleasedBundle();
     await waitForOperatorReady();
-    ns = uniqueName('real-node-flood');
-    await kubectl(['create', 'namespace', ns]);
-    await kubectlApply(
-      modRule('refuse-flood', ns, {
-        type: 'Reject',
-        rejectMessage: REJECT_MESSAGE,
-        match: [
-          { select: '$.kind', matchValue: 'ConfigMap' },
-          { select: '$.metadata.labels.flood', matchValue: 'yes' },
-        ],
-      }),
-    );
-    // Both replicas have the rule: a burst through the Service is refused every time.
-    await waitFor(
-      'both replicas to refuse',
-      async () => {
-        const load = startRejectLoad(adminCredentials(), ns, LABEL, REJECT_MESSAGE, 20);
-        await sleep(1_000);
-        const figures = await load.stop();
-        return figures.refused === figures.sent && figures.sent > 10 ? true : undefined;
-      },
-      60_000,
-    );
+    ns = await createFloodNamespace();
   });
 
   afterAll(async () => {
+    await setDragnetFailurePolicy('Ignore');
     await deleteNamespacesNow([ns]);
     await bundle.stopRegistry();
   });
 
   it('(a) lets nothing through while the Deployment rolls', async () => {
-    const load = startRejectLoad(adminCredentials(), ns, LABEL, REJECT_MESSAGE, 20);
+    const load = startFlood(ns);
     await sleep(5_000);
     const started = Date.now();
     await kubectl([
@@ -113,46 +71,61 @@ describe('the released bundle under load and faults', () => {
     const figures = await load.stop();
     report('rollout restart', figures, { rolloutMs });
     expect(figures.through, figures.samples.join('\n')).toBe(0);
+    expect(figures.failed, figures.samples.join('\n')).toBe(0);
     expect(figures.refused).toBeGreaterThan(0);
   });
 
-  it('(b) lets nothing through while one operator container is SIGKILLed', async () => {
-    // A running replica, not one the rollout above is still terminating.
-    const victim = (await operatorPods()).find(
-      (p) =>
-        p.metadata.deletionTimestamp === undefined &&
-        p.status.containerStatuses?.[0]?.ready === true,
-    );
-    const status = victim?.status.containerStatuses?.[0];
-    const id = (status?.containerID ?? '').replace(/^containerd:\/\//, '');
-    const restartsBefore = status?.restartCount ?? 0;
-    const load = startRejectLoad(adminCredentials(), ns, LABEL, REJECT_MESSAGE, 20);
+  // A SIGKILLed replica cannot drain: until the kubelet sees the container dead and kube-proxy
+  // drops its endpoint, the API server's calls routed to it fail, and the API server does not
+  // retry a failed call on the other replica. Under Ignore such a request is admitted unchecked;
+  // the test asserts that each one is a call the API server logged as failed (never a wrong
+  // answer from a replica) and that all of them fall in the window between kill and recovery.
+  it('(b) SIGKILL of one operator container under failurePolicy Ignore: only calls to the dead replica fail open', async () => {
+    await setDragnetFailurePolicy('Ignore');
+    const victim = await readyOperatorPod();
+    const load = startFlood(ns);
     await sleep(5_000);
-    process.kill(containerProcess(realNode().cgroupName, id).pid, 'SIGKILL');
-    const started = Date.now();
-    await waitFor(
-      'the killed container to be restarted and Ready',
-      async () => {
-        const pod = (await kubectlJson([
-          'get',
-          'pod',
-          victim?.metadata.name ?? '',
-          '-n',
-          SYSTEM_NAMESPACE,
-        ])) as Pod;
-        const now = pod.status.containerStatuses?.[0];
-        return now !== undefined && now.restartCount > restartsBefore && now.ready
-          ? true
-          : undefined;
-      },
-      120_000,
-      500,
-    );
-    const recoveryMs = Date.now() - started;
+    const killed = sigkillOperator(victim);
+    const { notReadyAt, readyAt: recoveredAt } = await killed.recovered();
     await sleep(5_000);
     const figures = await load.stop();
-    report('SIGKILL one operator container', figures, { recoveryMs });
+    const failures = webhookFailuresSince(DRAGNET, killed.killedAt - IN_FLIGHT_MS);
+    report('SIGKILL one operator container (Ignore)', figures, {
+      notReadyMs: (notReadyAt ?? recoveredAt) - killed.killedAt,
+      recoveryMs: recoveredAt - killed.killedAt,
+      failedCalls: causeCounts(failures),
+    });
+    expect(figures.failed, figures.samples.join('\n')).toBe(0);
+    expect(failures.every((f) => f.failing === 'open')).toBe(true);
+    expect(unexplainedThrough(figures, failures, killed.killedAt, recoveredAt)).toEqual([]);
+    expect(figures.refused).toBeGreaterThan(0);
+  });
+
+  it('(b) SIGKILL of one operator container under failurePolicy Fail: nothing through', async () => {
+    await setDragnetFailurePolicy('Fail');
+    // The API server's webhook configuration informer picks the change up within a second.
+    await sleep(2_000);
+    const victim = await readyOperatorPod();
+    const load = startFlood(ns);
+    await sleep(5_000);
+    const killed = sigkillOperator(victim);
+    const { notReadyAt, readyAt: recoveredAt } = await killed.recovered();
+    await sleep(5_000);
+    const figures = await load.stop();
+    const failures = webhookFailuresSince(DRAGNET, killed.killedAt - IN_FLIGHT_MS);
+    await setDragnetFailurePolicy('Ignore');
+    report('SIGKILL one operator container (Fail)', figures, {
+      notReadyMs: (notReadyAt ?? recoveredAt) - killed.killedAt,
+      recoveryMs: recoveredAt - killed.killedAt,
+      failedCalls: causeCounts(failures),
+    });
     expect(figures.through, figures.samples.join('\n')).toBe(0);
+    // What Ignore would have let through is refused with an error instead, in the same window.
+    expect(figures.failed).toBeLessThanOrEqual(failures.length);
+    for (const sentAt of figures.failedSentAt) {
+      expect(sentAt).toBeGreaterThanOrEqual(killed.killedAt - IN_FLIGHT_MS);
+      expect(sentAt).toBeLessThanOrEqual(recoveredAt);
+    }
     expect(figures.refused).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startRealNodeCluster } from '../cluster/real-node-cluster.js';
+import { startHarnessControl } from './harness-control.js';
 
 /** What the real-node e2e tests need to reach into the node (see test/e2e/support/real-node.ts). */
 export interface RealNodeInfo {
@@ -24,6 +25,8 @@ export interface RealNodeInfo {
 declare module 'vitest' {
   export interface ProvidedContext {
     realNode: RealNodeInfo;
+    /** Where a test asks this process to restart kube-apiserver (harness-control.ts). */
+    harnessControl: string;
   }
 }
 
@@ -58,5 +61,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     registryHosts: node.paths.registryHosts,
     pids: node.pids,
   });
-  return () => cluster.stop();
+  const control = await startHarnessControl({
+    restartKubeApiserver: (downMs) => cluster.restartKubeApiserver(downMs),
+  });
+  project.provide('harnessControl', control.url);
+  return async () => {
+    await control.close();
+    await cluster.stop();
+  };
 }

@@ -78,6 +78,10 @@ export interface InstalledBundle {
   readonly bundlePath: string;
   readonly bundleText: string;
   readonly registry: ManagedProcess;
+  /** A crane that runs in the node's network namespace (reaches the loopback registry). */
+  readonly crane: string;
+  /** The image's repository in the loopback registry (`127.0.0.1:5000/kubemod-ts/kubemod-ts`). */
+  readonly localRepository: string;
   stopRegistry(): Promise<void>;
 }
 
@@ -161,6 +165,8 @@ export async function prepareReleasedBundle(): Promise<InstalledBundle> {
     bundlePath,
     bundleText: readFileSync(bundlePath, 'utf8'),
     registry,
+    crane: CRANE,
+    localRepository: local,
     stopRegistry,
   };
 }

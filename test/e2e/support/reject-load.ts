@@ -19,6 +19,10 @@ export interface LoadFigures {
   readonly maxMs: number;
   /** The first few non-refusal answers, for the failure message. */
   readonly samples: readonly string[];
+  /** When each request that got through was sent (ms since the epoch). */
+  readonly throughSentAt: readonly number[];
+  /** When each failed request was sent (ms since the epoch). */
+  readonly failedSentAt: readonly number[];
 }
 
 /** The admin credentials of the e2e kubeconfig (client certificate). */
@@ -67,9 +71,12 @@ export function startRejectLoad(
   let refused = 0;
   let through = 0;
   let failed = 0;
+  const throughSentAt: number[] = [];
+  const failedSentAt: number[] = [];
   const inFlight = new Set<Promise<void>>();
   const one = async (): Promise<void> => {
     sent += 1;
+    const sentAt = Date.now();
     const started = performance.now();
     try {
       const response = await apiRequest(api, 'POST', `/api/v1/namespaces/${namespace}/configmaps`, {
@@ -80,14 +87,18 @@ export function startRejectLoad(
       });
       latencies.push(performance.now() - started);
       const text = JSON.stringify(response.body);
-      if (response.status === 201) through += 1;
-      else if (text.includes(rejectMessage)) refused += 1;
+      if (response.status === 201) {
+        through += 1;
+        throughSentAt.push(sentAt);
+      } else if (text.includes(rejectMessage)) refused += 1;
       else {
         failed += 1;
+        failedSentAt.push(sentAt);
         if (samples.length < 5) samples.push(`${String(response.status)} ${text.slice(0, 300)}`);
       }
     } catch (error: unknown) {
       failed += 1;
+      failedSentAt.push(sentAt);
       if (samples.length < 5) samples.push(String(error));
     }
   };
@@ -110,6 +121,8 @@ export function startRejectLoad(
         p99Ms: percentile(sorted, 99),
         maxMs: Math.round(sorted.at(-1) ?? 0),
         samples,
+        throughSentAt,
+        failedSentAt,
       };
     },
   };
