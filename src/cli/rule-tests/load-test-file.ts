@@ -8,7 +8,12 @@ import { readClusterDocuments, type ClusterDocuments } from '../read-cluster.js'
 import { parseDocuments } from '../../engine/load-rules.js';
 import { parseManifestDocuments } from '../../engine/manifest-documents.js';
 import { describeError, errorCatalog } from '../../errors/catalog.js';
-import { readResource, readText, requestNamespace } from '../read-inputs.js';
+import { readResource, readText } from '../read-inputs.js';
+import {
+  resolveRequestNamespace,
+  withRequestNamespace,
+  type RequestNamespace,
+} from '../../engine/request-namespace.js';
 import {
   kubectlCase,
   readKubectlView,
@@ -174,7 +179,7 @@ class TestFileLoader {
       item.operation === undefined
         ? defaults.operation
         : this.operation(item.operation, 'operation', r);
-    const resource = pairOldResource(
+    const paired = pairOldResource(
       operation,
       { given: given(item.resource), object: newObject },
       { given: given(item.oldResource), object: oldResource },
@@ -190,17 +195,33 @@ class TestFileLoader {
     const expect = readExpectations(item.expect, r, (value, field) =>
       this.manifest(value, field, r, undefined),
     );
-    let namespace: string | undefined;
-    if (resource !== undefined) {
-      // An empty namespace is a cluster-scoped request, as the webhook receives it.
-      const chosen = requestNamespace(resource, explicitNamespace);
-      namespace = chosen === '' ? undefined : chosen;
-      checkRefsApply(resource, namespace, ownRefs, r);
+    let decided: RequestNamespace | undefined;
+    if (paired !== undefined) {
+      // kubectl's rule (request-namespace.ts); an empty namespace is a cluster-scoped request.
+      decided = resolveRequestNamespace(paired, {
+        given: explicitNamespace,
+        scopeOf: cluster === undefined ? undefined : (g, k) => cluster.scopeOf(g, k),
+      });
+      checkRefsApply(paired, decided.namespace, ownRefs, r);
     }
     this.errors.push(...this.lines(r, scope));
-    if (r.errors.length > 0 || name === undefined || resource === undefined) return undefined;
-    if (operation === undefined || expect === undefined) return undefined;
-    return { name, resource, oldResource, operation, namespace, refs, cluster, expect };
+    if (r.errors.length > 0 || name === undefined || decided === undefined) return undefined;
+    if (paired === undefined || operation === undefined || expect === undefined) return undefined;
+    const { namespace, reason, assumed } = decided;
+    // The objects as the API server hands them to the webhook: metadata.namespace as decided.
+    const resource = withRequestNamespace(paired, namespace);
+    const old = oldResource === undefined ? undefined : withRequestNamespace(oldResource, namespace);
+    return {
+      name,
+      resource,
+      oldResource: old,
+      operation,
+      namespace,
+      ...(assumed ? { namespaceReason: reason } : {}),
+      refs,
+      cluster,
+      expect,
+    };
   }
 
   /**

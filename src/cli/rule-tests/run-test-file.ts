@@ -92,7 +92,7 @@ function runCase(
     ]);
   }
   // The explanation, only to say why an expected rule did not apply (the same evaluation again).
-  const explain = (): ExplainDocument => explainEvaluation(rules.store, request).explanation;
+  const explain = (): ExplainDocument => explainEvaluation(rules.store, request, {}, testCase.namespaceReason).explanation;
   const problems = checkExpectations(testCase, result, options.work, explain);
   return done(problems.length === 0 ? 'pass' : 'fail', problems);
 }

@@ -69,6 +69,8 @@ export interface RuleTestCase {
   readonly operation: AdmissionOperation;
   /** The admission request's namespace; undefined for a cluster-scoped request. */
   readonly namespace: string | undefined;
+  /** What was assumed to decide the namespace (RequestNamespace.reason), for explanations. */
+  readonly namespaceReason?: string | undefined;
   readonly refs: CaseRefs;
   /** What lookups read (`cluster:` of the case, else of the file); undefined when neither has one. */
   readonly cluster?: StaticCluster | undefined;
