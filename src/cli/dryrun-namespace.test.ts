@@ -113,7 +113,8 @@ describe('kubemod-ts dryrun: the namespace of a manifest without one', () => {
     // cluster-scoped objects.
     expect(labels['/metadata/labels/ns']).toBe(nsLabel);
     expect(labels['/metadata/labels/cluster']).toBe(namespace === undefined ? 'yes' : undefined);
-  });
+    // The first run loads the CLI's modules: far slower than the others on a busy machine.
+  }, 60_000);
 
   it('explains what it assumed as the first line under the request', async () => {
     const { code, stdout } = await run([

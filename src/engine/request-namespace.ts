@@ -123,7 +123,8 @@ export function withRequestNamespace(object: JsonObject, namespace: string | und
   const own = metadata.namespace;
   if (namespace === undefined) {
     if (own === undefined) return object;
-    const { namespace: _dropped, ...rest } = metadata;
+    const rest: JsonObject = { ...metadata };
+    delete rest.namespace;
     return { ...object, metadata: rest };
   }
   if (own === namespace) return object;

@@ -55,8 +55,9 @@ describe('runTestFile', () => {
         metadata: { name: cm, namespace: default, labels: { team: a } }
       applied: [default/team-label]
 `);
+    // line: the case's list item, right under `cases:` (RULES is 23 lines).
     expect(result.cases).toEqual([
-      { name: 'labels', status: 'pass', problems: [], durationMs: 0.5 },
+      { name: 'labels', line: 24, status: 'pass', problems: [], durationMs: 0.5 },
     ]);
     expect(result.errors).toEqual([]);
   });

@@ -62,6 +62,8 @@ export interface CaseRefs {
 
 export interface RuleTestCase {
   readonly name: string;
+  /** The 1-based line of the case in its file (caseLines), for reports and annotations. */
+  readonly line?: number | undefined;
   /** The object the rules see: the new object, or for DELETE the object being deleted. */
   readonly resource: JsonObject;
   /** The object before the change (UPDATE, DELETE), when the case gives it. */
