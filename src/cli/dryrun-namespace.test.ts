@@ -94,27 +94,31 @@ describe('kubemod-ts dryrun: the namespace of a manifest without one', () => {
       undefined,
       undefined,
     ],
-  ])('%s', async (_what, resource, extra, nsLabel, namespace) => {
-    const { code, stdout, stderr } = await run([
-      'dryrun',
-      '--modrule',
-      rules,
-      '--resource',
-      resource,
-      '--output',
-      'json',
-      ...extra,
-    ]);
-    expect(code, stderr).toBe(0);
-    const answer = JSON.parse(stdout) as JsonAnswer;
-    expect(answer.patched.metadata.namespace).toBe(namespace);
-    const labels = Object.fromEntries(answer.patch.map((op) => [op.path, op.value]));
-    // The default rule applies only to objects of default; the cluster-wide one only to
-    // cluster-scoped objects.
-    expect(labels['/metadata/labels/ns']).toBe(nsLabel);
-    expect(labels['/metadata/labels/cluster']).toBe(namespace === undefined ? 'yes' : undefined);
-    // The first run loads the CLI's modules: far slower than the others on a busy machine.
-  }, 60_000);
+  ])(
+    '%s',
+    async (_what, resource, extra, nsLabel, namespace) => {
+      const { code, stdout, stderr } = await run([
+        'dryrun',
+        '--modrule',
+        rules,
+        '--resource',
+        resource,
+        '--output',
+        'json',
+        ...extra,
+      ]);
+      expect(code, stderr).toBe(0);
+      const answer = JSON.parse(stdout) as JsonAnswer;
+      expect(answer.patched.metadata.namespace).toBe(namespace);
+      const labels = Object.fromEntries(answer.patch.map((op) => [op.path, op.value]));
+      // The default rule applies only to objects of default; the cluster-wide one only to
+      // cluster-scoped objects.
+      expect(labels['/metadata/labels/ns']).toBe(nsLabel);
+      expect(labels['/metadata/labels/cluster']).toBe(namespace === undefined ? 'yes' : undefined);
+      // The first run loads the CLI's modules: far slower than the others on a busy machine.
+    },
+    60_000,
+  );
 
   it('explains what it assumed as the first line under the request', async () => {
     const { code, stdout } = await run([

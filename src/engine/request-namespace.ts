@@ -26,11 +26,7 @@ import { groupOf, isClusterScopedKind, isKnownGroup } from './cluster/cluster-sc
 
 /** How the namespace was decided. */
 export type NamespaceBasis =
-  | 'cluster-scoped'
-  | 'given-cluster-scoped'
-  | 'given'
-  | 'manifest'
-  | 'default';
+  'cluster-scoped' | 'given-cluster-scoped' | 'given' | 'manifest' | 'default';
 
 export interface RequestNamespace {
   /** The admission request's namespace; undefined for a cluster-scoped request. */
@@ -52,7 +48,8 @@ export interface NamespaceInputs {
   /** The current namespace a namespaced kind without one lands in: `default`. */
   readonly current?: string | undefined;
   /** A CRD's scope from the cluster state, when one is listed for the kind. */
-  readonly scopeOf?: ((group: string, kind: string) => 'Cluster' | 'Namespaced' | undefined) | undefined;
+  readonly scopeOf?:
+    ((group: string, kind: string) => 'Cluster' | 'Namespaced' | undefined) | undefined;
 }
 
 export const DEFAULT_REQUEST_NAMESPACE = 'default';
@@ -117,7 +114,10 @@ export function resolveRequestNamespace(
  * filled in with the request's, a cluster-scoped object's removed. The same object when nothing
  * changes.
  */
-export function withRequestNamespace(object: JsonObject, namespace: string | undefined): JsonObject {
+export function withRequestNamespace(
+  object: JsonObject,
+  namespace: string | undefined,
+): JsonObject {
   const { metadata } = object;
   if (!isJsonObject(metadata)) return object;
   const own = metadata.namespace;

@@ -93,5 +93,7 @@ const KUBERNETES_GROUPS = new Set(['', 'apps', 'batch', 'autoscaling', 'policy',
  */
 export function isKnownGroup(apiVersion: string): boolean {
   const group = groupOf(apiVersion);
-  return KUBERNETES_GROUPS.has(group) || group.endsWith('.k8s.io') || group in CLUSTER_SCOPED_BY_GROUP;
+  return (
+    KUBERNETES_GROUPS.has(group) || group.endsWith('.k8s.io') || group in CLUSTER_SCOPED_BY_GROUP
+  );
 }

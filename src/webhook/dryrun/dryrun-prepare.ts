@@ -95,7 +95,9 @@ export function prepareDryRun(
     const resource: DryRunResource = {
       object: withRequestNamespace(given.object, namespace),
       oldObject:
-        given.oldObject === undefined ? undefined : withRequestNamespace(given.oldObject, namespace),
+        given.oldObject === undefined
+          ? undefined
+          : withRequestNamespace(given.oldObject, namespace),
     };
     return {
       resource,
