@@ -4,6 +4,7 @@ import {
   DEFAULT_REQUEST_NAMESPACE,
   resolveRequestNamespace,
   withRequestNamespace,
+  type RequestNamespace,
 } from '../../engine/request-namespace.js';
 import { RuleStore } from '../../engine/store.js';
 import { clusterFromDocuments } from '../../engine/cluster/cluster-documents.js';
@@ -102,7 +103,7 @@ export function prepareDryRun(
     return {
       resource,
       namespace,
-      namespaceReason: decided[i]?.assumed === true ? decided[i]?.reason : undefined,
+      namespaceReason: assumption(decided[i]),
       store,
       refNames: syntheticRefNames(resource.object, namespace),
     };
@@ -177,6 +178,11 @@ export function mergeSyntheticRefs(
 /** Whether any manifest is named. */
 export function needsLookUp(names: SyntheticRefNames): boolean {
   return names.namespace !== undefined || names.node !== undefined;
+}
+
+/** The reason of a decision that assumed something, for the explanation; else undefined. */
+function assumption(decided: RequestNamespace | undefined): string | undefined {
+  return decided !== undefined && decided.assumed ? decided.reason : undefined;
 }
 
 function invalid(message: string): KubemodError {
