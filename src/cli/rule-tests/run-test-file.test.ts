@@ -80,6 +80,7 @@ describe('runTestFile', () => {
       [
         result.file,
         '  FAIL   wrong team',
+        `         at ${result.file}:24`,
         '         expect.patch: the patch is not the one expected (- expected, + actual)',
         '           @@ -1,4 +1,4 @@',
         '            - op: add',
