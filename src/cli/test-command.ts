@@ -9,7 +9,7 @@ import { terminalLines, terminalText } from '../engine/terminal-text.js';
 import { jsonReport } from './rule-tests/report-json.js';
 import { junitReport } from './rule-tests/report-junit.js';
 import { githubReport } from './rule-tests/report-github.js';
-import { caseSelector } from './rule-tests/case-selection.js';
+import { caseSelector } from './rule-tests/case-address.js';
 import { runTestFile, type FileResult } from './rule-tests/run-test-file.js';
 import { exitCodeOf, summarize, summaryLine } from './rule-tests/test-summary.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';

@@ -29,8 +29,8 @@ import {
   type ManifestReader,
 } from './test-file-checks.js';
 import { readRuleEntries } from './read-rule-entries.js';
-import { caseLine, caseLines } from './case-lines.js';
-import { readClusterField } from './cluster-field.js';
+import { caseLine, caseLines } from './case-address.js';
+import { readClusterField } from '../read-cluster.js';
 import { createRuleSets } from './rule-set.js';
 import {
   TEST_FILE_LIMITS,

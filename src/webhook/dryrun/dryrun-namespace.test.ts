@@ -87,7 +87,10 @@ describe('PUT /v1/dryrun: the namespace of a manifest', () => {
   ])('%s', async (_what, body, namespace, reason) => {
     const answer = await dryRun(body);
     expect(answer.explain.request.namespace).toBe(namespace ?? null);
-    const labels = answer.patch.map((op): [string, unknown] => [op.path, op.value]);
+    const labels = answer.patch.map((op): [string, unknown] => [
+      op.path,
+      'value' in op ? op.value : undefined,
+    ]);
     expect(labels).toEqual(
       namespace === 'default'
         ? [['/metadata/labels/in-default', 'default']]
