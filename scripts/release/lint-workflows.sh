@@ -25,5 +25,5 @@ actionlint="$(bash "$repo/scripts/build-actionlint.sh")"
 cd "$repo"
 "$actionlint" -shellcheck "$(command -v shellcheck)" -no-color
 shellcheck --external-sources --source-path=SCRIPTDIR \
-  scripts/release/*.sh scripts/build-actionlint.sh scripts/switch-from-kubemod.sh
+  scripts/release/*.sh scripts/build-actionlint.sh scripts/switch-from-kubemod.sh scripts/action/*.sh
 log "clean: .github/workflows/*.yml ($(find .github/workflows -name '*.yml' | wc -l) files), scripts/release/*.sh"

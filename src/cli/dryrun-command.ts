@@ -17,6 +17,7 @@ import {
   type RuleSource,
 } from './read-inputs.js';
 import { terminalText } from '../engine/terminal-text.js';
+import { withRequestNamespace } from '../engine/request-namespace.js';
 
 export const DRYRUN_USAGE = `Usage: kubemod-ts dryrun --modrule <file|dir> [--modrule …] --resource <file|->
                          [--old <file|->] [--refs <file|->] [--cluster <file|dir> …]
@@ -36,8 +37,10 @@ Evaluates ModRules against Kubernetes objects offline, exactly as the webhook wo
   --cluster    manifests (files or directories, repeatable) that rules read with lookup,
                controllerOwner and ownerChain, and ExternalDataAnswers documents for external
                (docs/lookups.md). Without it, every lookup fails as unavailable
-  --namespace  the admission request's namespace (default: the object's metadata.namespace;
-               none for cluster-scoped objects). Rules without a namespace are loaded into it.
+  --namespace  the admission request's namespace, as kubectl decides it: by default the
+               object's metadata.namespace, else \`default\`; never one for cluster-scoped kinds
+               ('' evaluates a custom kind as cluster-scoped). Given, it replaces the object's
+               metadata.namespace. Rules without a namespace are loaded into it.
   --operation  CREATE (default), UPDATE or DELETE
   --output     yaml (default: the patched object), json ({"patch","patched","rejections",
                "warnings","audited","diff","failures"}; {"results": [...]} for several objects)
@@ -172,8 +175,10 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
   const refs = inputs.refs ?? {};
   const cluster = options.cluster.length === 0 ? undefined : readClusterFiles(options.cluster);
   const results = inputs.resources.map((item): DryrunResult => {
-    const resource = item.object;
-    const namespace = requestNamespace(resource, options.namespace);
+    const decided = requestNamespace(item.object, options.namespace, cluster);
+    const { namespace } = decided;
+    // As the API server hands it to the webhook: metadata.namespace filled in (or cleared).
+    const resource = withRequestNamespace(item.object, namespace);
     const request: EvaluationRequest = {
       operation: options.operation,
       namespace,
@@ -186,7 +191,9 @@ function dryrun(options: DryrunOptions, io: CliIo): number {
       cluster,
     };
     const store = stores.forNamespace(namespace ?? 'default');
-    const explained = options.explain ? explainEvaluation(store, request) : undefined;
+    const explained = options.explain
+      ? explainEvaluation(store, request, {}, decided.assumed ? decided.reason : undefined)
+      : undefined;
     const result = explained?.result ?? evaluate(store, request);
     return { resource, namespace, result, explanation: explained?.explanation };
   });

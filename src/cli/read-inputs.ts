@@ -4,6 +4,8 @@ import { parseDocuments, type LoadedRules } from '../engine/load-rules.js';
 import type { JsonObject } from '../engine/json.js';
 import { parseManifestDocuments } from '../engine/manifest-documents.js';
 import { compileDocumentsSafely } from '../rules/rule-file.js';
+import type { StaticCluster } from '../engine/cluster/static-cluster.js';
+import { resolveRequestNamespace, type RequestNamespace } from '../engine/request-namespace.js';
 import { CliError } from './cli-io.js';
 
 const YAML_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
@@ -131,22 +133,20 @@ export function compileRuleSources(
 }
 
 /**
- * The admission request's namespace for `resource` in an offline evaluation: `explicit` when
- * given, else none for a Namespace (cluster-scoped), else the object's `metadata.namespace`.
+ * The admission request's namespace for `resource` in an offline evaluation, by the engine's one
+ * rule (resolveRequestNamespace): `explicit` ('' for a cluster-scoped request) for a namespaced
+ * kind, else its metadata.namespace, else `default`; none for a cluster-scoped kind (the built-in
+ * table, or a CustomResourceDefinition in `cluster`).
  */
 export function requestNamespace(
   resource: JsonObject,
   explicit: string | undefined,
-): string | undefined {
-  if (explicit !== undefined) return explicit;
-  if (resource.kind === 'Namespace') return undefined;
-  const metadata = resource.metadata;
-  return typeof metadata === 'object' &&
-    metadata !== null &&
-    !Array.isArray(metadata) &&
-    typeof metadata.namespace === 'string'
-    ? metadata.namespace
-    : undefined;
+  cluster?: StaticCluster,
+): RequestNamespace {
+  return resolveRequestNamespace(resource, {
+    given: explicit,
+    scopeOf: cluster === undefined ? undefined : (group, kind) => cluster.scopeOf(group, kind),
+  });
 }
 
 /** Reads the single Kubernetes object of a YAML or JSON file, as kubectl reads it. */

@@ -64,10 +64,12 @@ describe('kubemod-ts test on samples/', () => {
     const dir = samplesCopy();
     const rule = join(dir, 'modrules', 'deployment-owner.yaml');
     writeFileSync(rule, readFileSync(rule, 'utf8').replace('default "platform"', 'default "ops"'));
-    const failing = test([dir]).stdout.split('\n');
+    const failing = test([dir]).stdout.replaceAll(`${dir}/`, 'samples/').split('\n');
     const start = failing.findIndex((line) => line.startsWith('  FAIL '));
     const block = failing.slice(start, failing.indexOf('            spec:', start) + 1);
-    expect(block).toHaveLength(11);
+    // The case line, where the case is (file:line), the problem and its diff.
+    expect(block).toHaveLength(12);
+    expect(block[1]).toBe('         at samples/kubemod-test.yaml:35');
     expect(readme).toContain(`\`\`\`\n${block.join('\n')}\n\`\`\``);
   });
 
@@ -105,6 +107,7 @@ describe('kubemod-ts test on samples/', () => {
     expect(run.stdout).toContain(
       [
         '  FAIL   without a team label the owner is platform, and without the annotation no log shipper',
+        `         at ${join(dir, 'kubemod-test.yaml')}:35`,
         '         expect.patched: the patched object is not the one expected (- expected, + actual)',
         '           @@ -2,7 +2,7 @@',
         '            kind: Deployment',
@@ -165,7 +168,7 @@ describe('kubemod-ts test: discovery', () => {
   it('is a usage error (exit 2) to give an unknown option or output format', () => {
     expect(test(['--output', 'xml', samples])).toMatchObject({
       code: 2,
-      stderr: 'kubemod-ts test: --output: must be text, junit or json, got xml\n',
+      stderr: 'kubemod-ts test: --output: must be text, junit, json, github, got xml\n',
     });
     expect(test(['--bogus']).code).toBe(2);
     expect(test(['--rule-work-units', 'lots']).code).toBe(2);
@@ -291,6 +294,7 @@ describe('kubemod-ts test --output json', () => {
     ]);
     expect(report.files[1]?.cases[0]).toEqual({
       name: SAMPLE_CASES[0],
+      line: 5,
       status: 'pass',
       durationMs: 1,
       problems: [],

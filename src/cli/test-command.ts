@@ -8,6 +8,8 @@ import { fileText } from './rule-tests/report-text.js';
 import { terminalLines, terminalText } from '../engine/terminal-text.js';
 import { jsonReport } from './rule-tests/report-json.js';
 import { junitReport } from './rule-tests/report-junit.js';
+import { githubReport } from './rule-tests/report-github.js';
+import { caseSelector } from './rule-tests/case-address.js';
 import { runTestFile, type FileResult } from './rule-tests/run-test-file.js';
 import { exitCodeOf, summarize, summaryLine } from './rule-tests/test-summary.js';
 import { WORK_FLAG_OPTIONS, workFlagsUsage, workLimitsFlags } from './work-flags.js';
@@ -27,7 +29,8 @@ const UNIT_FLAGS_USAGE = workFlagsUsage(28)
   .map((line) => `${line}\n`)
   .join('');
 
-export const TEST_USAGE = `Usage: kubemod-ts test [<dir|file> …] [--output text|junit|json]
+export const TEST_USAGE = `Usage: kubemod-ts test [<dir|file> …] [-t <case> …] [--fail-only]
+                       [--output text|junit|json|github]
 
 Runs ModRule test files: the files named, and in the directories (default: the current one),
 searched recursively, every kubemod-test.yaml and *.kubemod-test.yaml (or .yml). Each case
@@ -35,19 +38,29 @@ evaluates the file's ModRules against a resource with the webhook's engine and c
 result with what the case expects. The format is described in docs/testing-rules.md.
 
 Options:
-  -o, --output <format>       text (default): one line per case, a diff under each failure and
-                              a summary; junit: JUnit XML for CI systems; json: one JSON object
+  -t, --case <pattern>        run only the cases whose name matches (repeatable; * and ? are
+                              wildcards, the whole name must match); no match is a usage error
+      --fail-only             text and github output: show only the cases that did not pass
+  -o, --output <format>       text (default): one line per case, where a failing case is
+                              (file:line), a diff under each failure and a summary; junit: JUnit
+                              XML for CI systems (testcase file and line); json: one JSON object;
+                              github: the text report and a ::error workflow command per failure,
+                              which GitHub Actions shows at the case's file and line
 ${UNIT_FLAGS_USAGE}  -h, --help                  show this help
 
 Exit status: 0 when every case passed, 1 when a case failed, 2 on a usage error or an invalid
 test file (each error on stderr names the file, the case and the field).
 `;
 
-type OutputFormat = 'text' | 'junit' | 'json';
+const OUTPUT_FORMATS = ['text', 'junit', 'json', 'github'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 interface TestOptions {
   readonly paths: readonly string[];
   readonly output: OutputFormat;
+  /** `--case` patterns (caseSelector); empty: every case. */
+  readonly cases: readonly string[];
+  readonly failOnly: boolean;
   /** Work units per evaluation; the time backstops are the webhook's defaults (see runTestFile). */
   readonly work: Pick<WorkLimits, 'ruleUnits' | 'namespaceUnits' | 'requestUnits'>;
 }
@@ -61,6 +74,8 @@ function parseOptions(argv: readonly string[]): TestOptions | 'help' {
       strict: true,
       options: {
         output: { type: 'string', short: 'o', default: 'text' },
+        case: { type: 'string', short: 't', multiple: true },
+        'fail-only': { type: 'boolean' },
         ...UNIT_FLAG_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -70,9 +85,13 @@ function parseOptions(argv: readonly string[]): TestOptions | 'help' {
   }
   const { values, positionals } = parsed;
   if (values.help === true) return 'help';
-  const output = values.output;
-  if (output !== 'text' && output !== 'junit' && output !== 'json') {
-    throw new CliError(`--output: must be text, junit or json, got ${output}`, 2);
+  const output = OUTPUT_FORMATS.find((format) => format === values.output);
+  if (output === undefined) {
+    throw new CliError(`--output: must be ${OUTPUT_FORMATS.join(', ')}, got ${values.output}`, 2);
+  }
+  const cases = values.case ?? [];
+  if (cases.some((pattern) => pattern === '')) {
+    throw new CliError('--case: a pattern cannot be empty', 2);
   }
   let work: TestOptions['work'];
   try {
@@ -81,7 +100,13 @@ function parseOptions(argv: readonly string[]): TestOptions | 'help' {
   } catch (err) {
     throw new CliError(describeError(err), 2);
   }
-  return { paths: positionals.length === 0 ? ['.'] : positionals, output, work };
+  return {
+    paths: positionals.length === 0 ? ['.'] : positionals,
+    output,
+    cases,
+    failOnly: values['fail-only'] === true,
+    work,
+  };
 }
 
 /** `kubemod-ts test`: see TEST_USAGE. Returns the exit code. `now` (ms) times the cases. */
@@ -105,20 +130,29 @@ export function runTest(
     return 2;
   }
   const results: FileResult[] = [];
+  const select = caseSelector(options.cases);
+  const text = options.output === 'text';
   for (const file of files) {
     const load = loadTestFile(file);
     if (!load.ok) {
       for (const line of load.errors) io.stderr(`${terminalLines(line)}\n`);
       results.push({ file, errors: load.errors, cases: [], durationMs: 0 });
-      if (options.output === 'text')
-        io.stdout(`${terminalText(file)}\n  INVALID  not run (its errors are on stderr)\n`);
+      if (text) io.stdout(`${terminalText(file)}\n  INVALID  not run (its errors are on stderr)\n`);
       continue;
     }
-    const result = runTestFile(load.test, { work: options.work, now });
+    const result = runTestFile(load.test, { work: options.work, now, select });
+    // A file none of whose cases was selected is left out of every report.
+    if (select !== undefined && result.cases.length === 0) continue;
     results.push(result);
-    if (options.output === 'text') io.stdout(fileText(result));
+    if (text) io.stdout(fileText(result, { failOnly: options.failOnly }));
   }
   const summary = summarize(results);
+  if (select !== undefined && summary.cases === 0 && summary.invalidFiles === 0) {
+    io.stderr(
+      `kubemod-ts test: no case matches --case ${options.cases.map((c) => JSON.stringify(c)).join(', ')} in ${String(files.length)} test file(s)\n`,
+    );
+    return 2;
+  }
   switch (options.output) {
     case 'text':
       io.stdout(`\n${summaryLine(summary)}\n`);
@@ -128,6 +162,9 @@ export function runTest(
       break;
     case 'json':
       io.stdout(jsonReport(results, summary));
+      break;
+    case 'github':
+      io.stdout(githubReport(results, summary, { failOnly: options.failOnly }));
       break;
   }
   return exitCodeOf(summary);

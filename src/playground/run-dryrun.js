@@ -18,8 +18,9 @@ import { evaluate } from './evaluate.js';
 const SINGLE_ONLY = /^resourceManifest must hold exactly one Kubernetes object/;
 
 /**
- * The PUT /v1/dryrun body for the editors' state. The old object goes with UPDATE and DELETE
- * only (for DELETE it is the object being deleted, sent alone, as the API server sends it); the
+ * The PUT /v1/dryrun body for the editors' state. The old object goes whenever the editor holds
+ * one (for DELETE it is the object being deleted, sent alone, as the API server sends it): with
+ * CREATE the dry run refuses it, as `kubemod-ts test` and `dryrun --old` do (issue 39); the
  * namespace and node manifests become `syntheticRefs`; the cluster objects go as `cluster`, as YAML
  * text, which PUT /v1/dryrun and the in-page engine read with the same code.
  * @param {PlaygroundState} state
@@ -32,7 +33,7 @@ export function dryRunBody(state, override = {}) {
   /** @type {Record<string, unknown>} */
   const body = { modRules: state.rules, operation: state.operation };
   if (state.namespace !== '') body.namespace = state.namespace;
-  const hasOld = old.trim() !== '' && state.operation !== 'CREATE';
+  const hasOld = old.trim() !== '';
   if (state.operation === 'DELETE' && hasOld) {
     body.oldResourceManifest = old;
   } else {

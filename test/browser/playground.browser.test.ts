@@ -151,6 +151,8 @@ describe('playground page (headless Chromium, kubemod-ts serve)', () => {
         '    app: web',
         '    tier: gold',
         '  name: settings',
+        // Filled in as the API server does: a namespace-less ConfigMap lands in default.
+        '  namespace: default',
         '',
       ].join('\n'),
     );

@@ -8,6 +8,7 @@ import {
   answerText,
   dryrunApi,
   dryrunFresh,
+  inPage,
   passesTest,
   ruleManifests,
   webhook,
@@ -17,6 +18,12 @@ import {
 import { busyCores } from './support/busy-cores.js';
 import { exampleRules } from './support/example-rules.js';
 import { testObjects, type TestObject } from './support/objects.js';
+import {
+  NAMESPACE_LESS_EXPECTED,
+  NAMESPACE_LESS_NODE,
+  NAMESPACE_LESS_POD,
+  NAMESPACE_LESS_RULES,
+} from './support/namespace-less.js';
 
 // Issue 27: same input, same answer. Every README example rule and sample rule, against
 // Deployments of 1 to 250 containers and one of about 1 MB, asked four ways: `kubemod-ts dryrun`
@@ -133,3 +140,52 @@ function requireHarness(): Harness {
   if (harness === undefined) throw new Error('no harness');
   return harness;
 }
+
+// Issue 39: a Pod manifest without metadata.namespace is in `default` for every path (kubectl's
+// rule), so the Reject rule of `default` rejects it in dryrun and test as in the webhook, the
+// dry-run API and the playground's in-page engine; a Node never has a namespace.
+describe('a manifest without a namespace: the same namespace everywhere', () => {
+  const cases = [
+    { what: 'Pod', object: NAMESPACE_LESS_POD, expected: NAMESPACE_LESS_EXPECTED.pod },
+    { what: 'Node', object: NAMESPACE_LESS_NODE, expected: NAMESPACE_LESS_EXPECTED.node },
+  ] as const;
+  const review = {
+    Pod: { group: '', resource: 'pods', namespace: 'default' },
+    Node: { group: '', resource: 'nodes', namespace: '' },
+  } as const;
+  let own: Harness | undefined;
+  let nsDir = '';
+  let nsRules = '';
+
+  beforeAll(async () => {
+    nsDir = mkdtempSync(join(tmpdir(), 'same-answer-ns-'));
+    nsRules = writeRules(nsDir, NAMESPACE_LESS_RULES);
+    const store = storeOf(NAMESPACE_LESS_RULES.map((r) => r.yaml).join('\n---\n'));
+    own = await startHarness({ store: () => store });
+  });
+
+  afterAll(async () => {
+    await own?.close();
+    rmSync(nsDir, { recursive: true, force: true });
+  });
+
+  it.each(cases)(
+    '$what: dryrun, test, /v1/dryrun, the page and the webhook agree',
+    async (c) => {
+      if (own === undefined) throw new Error('no harness');
+      const file = join(nsDir, `${c.what}.yaml`);
+      writeFileSync(file, JSON.stringify(c.object));
+      const expected = answerText(c.expected);
+      const hook = await webhook(own, c.object, review[c.what]);
+      expect(answerText(hook), 'webhook (as the API server sends it)').toBe(expected);
+      const fresh = await dryrunFresh(nsRules, file);
+      expect(answerText(fresh), 'dryrun').toBe(expected);
+      const test = passesTest(nsDir, nsRules, file, fresh);
+      expect(test.passed, `test\n${test.output}`).toBe(true);
+      const manifests = ruleManifests(NAMESPACE_LESS_RULES);
+      expect(answerText(await dryrunApi(own, manifests, c.object)), '/v1/dryrun').toBe(expected);
+      expect(answerText(await inPage(manifests, c.object)), 'playground').toBe(expected);
+    },
+    300_000,
+  );
+});

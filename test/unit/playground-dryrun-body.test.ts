@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
 // The dry-run body the playground builds from its editors (src/playground/run-dryrun.js): the
-// context panel's manifests become `syntheticRefs`, the old object `oldResourceManifest` (with
-// UPDATE and DELETE only; for DELETE it is the object deleted and goes alone, as the API server
-// sends it), empty editors send nothing.
+// context panel's manifests become `syntheticRefs`, the old object `oldResourceManifest` whenever
+// given (for DELETE it is the object deleted and goes alone, as the API server sends it; with
+// CREATE the dry run refuses it, as `test` and `dryrun --old` do: issue 39), empty editors send
+// nothing.
 
 interface State {
   rules: string;
@@ -71,9 +72,14 @@ describe('playground dry-run body', () => {
     expect(run.dryRunBody({ ...BASE, cluster: ' \n\n' })).not.toHaveProperty('cluster');
   });
 
-  it('sends the old object with UPDATE, alone for DELETE, never with CREATE', () => {
+  it('sends the old object with UPDATE, alone for DELETE, and with CREATE (to be refused)', () => {
     const old = 'kind: Pod\nmetadata:\n  name: new\n  labels: {a: b}\n';
-    expect(run.dryRunBody({ ...BASE, old })).not.toHaveProperty('oldResourceManifest');
+    expect(run.dryRunBody({ ...BASE, old })).toEqual({
+      modRules: BASE.rules,
+      resourceManifest: BASE.resource,
+      oldResourceManifest: old,
+      operation: 'CREATE',
+    });
     expect(run.dryRunBody({ ...BASE, old, operation: 'UPDATE' })).toEqual({
       modRules: BASE.rules,
       resourceManifest: BASE.resource,

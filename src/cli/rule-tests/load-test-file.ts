@@ -1,14 +1,17 @@
 import { dirname, isAbsolute, join } from 'node:path';
 import { ADMISSION_OPERATIONS, type AdmissionOperation } from '../../api/index.js';
 import { describe, FieldReader } from '../../api/field-reader.js';
-import type { JsonObject, JsonValue } from '../../engine/json.js';
-import { clusterFromDocuments } from '../../engine/cluster/cluster-documents.js';
+import type { JsonObject } from '../../engine/json.js';
 import type { StaticCluster } from '../../engine/cluster/static-cluster.js';
-import { readClusterDocuments, type ClusterDocuments } from '../read-cluster.js';
 import { parseDocuments } from '../../engine/load-rules.js';
 import { parseManifestDocuments } from '../../engine/manifest-documents.js';
 import { describeError, errorCatalog } from '../../errors/catalog.js';
-import { readResource, readText, requestNamespace } from '../read-inputs.js';
+import { readResource, readText } from '../read-inputs.js';
+import {
+  resolveRequestNamespace,
+  withRequestNamespace,
+  type RequestNamespace,
+} from '../../engine/request-namespace.js';
 import {
   kubectlCase,
   readKubectlView,
@@ -26,6 +29,8 @@ import {
   type ManifestReader,
 } from './test-file-checks.js';
 import { readRuleEntries } from './read-rule-entries.js';
+import { caseLine, caseLines } from './case-address.js';
+import { readClusterField } from '../read-cluster.js';
 import { createRuleSets } from './rule-set.js';
 import {
   TEST_FILE_LIMITS,
@@ -126,10 +131,11 @@ class TestFileLoader {
     const rules = createRuleSets(entries);
     this.errors.push(...rules.forNamespace('default').errors.map((l) => `${this.file}: ${l}`));
     const cases: RuleTestCase[] = [];
+    const lines = caseLines(text);
     if (rawCases !== undefined && rawCases.length <= TEST_FILE_LIMITS.maxCases) {
       rawCases.forEach((raw, i) => {
         const one = this.readCase(raw, i, defaults);
-        if (one !== undefined) cases.push(one);
+        if (one !== undefined) cases.push({ ...one, line: caseLine(lines, i) });
       });
     }
     if (this.errors.length > 0) return this.invalid(this.errors);
@@ -174,7 +180,7 @@ class TestFileLoader {
       item.operation === undefined
         ? defaults.operation
         : this.operation(item.operation, 'operation', r);
-    const resource = pairOldResource(
+    const paired = pairOldResource(
       operation,
       { given: given(item.resource), object: newObject },
       { given: given(item.oldResource), object: oldResource },
@@ -190,41 +196,38 @@ class TestFileLoader {
     const expect = readExpectations(item.expect, r, (value, field) =>
       this.manifest(value, field, r, undefined),
     );
-    let namespace: string | undefined;
-    if (resource !== undefined) {
-      // An empty namespace is a cluster-scoped request, as the webhook receives it.
-      const chosen = requestNamespace(resource, explicitNamespace);
-      namespace = chosen === '' ? undefined : chosen;
-      checkRefsApply(resource, namespace, ownRefs, r);
+    let decided: RequestNamespace | undefined;
+    if (paired !== undefined) {
+      // kubectl's rule (request-namespace.ts); an empty namespace is a cluster-scoped request.
+      decided = resolveRequestNamespace(paired, {
+        given: explicitNamespace,
+        scopeOf: cluster === undefined ? undefined : (g, k) => cluster.scopeOf(g, k),
+      });
+      checkRefsApply(paired, decided.namespace, ownRefs, r);
     }
     this.errors.push(...this.lines(r, scope));
-    if (r.errors.length > 0 || name === undefined || resource === undefined) return undefined;
-    if (operation === undefined || expect === undefined) return undefined;
-    return { name, resource, oldResource, operation, namespace, refs, cluster, expect };
+    if (r.errors.length > 0 || name === undefined || decided === undefined) return undefined;
+    if (paired === undefined || operation === undefined || expect === undefined) return undefined;
+    const { namespace, reason, assumed } = decided;
+    // The objects as the API server hands them to the webhook: metadata.namespace as decided.
+    const resource = withRequestNamespace(paired, namespace);
+    const old =
+      oldResource === undefined ? undefined : withRequestNamespace(oldResource, namespace);
+    return {
+      name,
+      resource,
+      oldResource: old,
+      operation,
+      namespace,
+      ...(assumed ? { namespaceReason: reason } : {}),
+      refs,
+      cluster,
+      expect,
+    };
   }
 
-  /**
-   * `cluster:` (docs/lookups.md): a list of manifests given inline or as paths of files or
-   * directories of manifests (a single path too), ExternalDataAnswers documents included.
-   */
   private cluster(value: unknown, r: FieldReader): StaticCluster | undefined {
-    if (value === undefined || value === null) return undefined;
-    const items: unknown[] = Array.isArray(value) ? value : [value];
-    const read: ClusterDocuments = { documents: [], names: [] };
-    try {
-      for (const [i, item] of items.entries()) {
-        if (typeof item === 'string' && item !== '') {
-          readClusterDocuments([this.resolve(item)], read);
-        } else {
-          read.documents.push(item as JsonValue);
-          read.names.push(`cluster[${String(i)}]`);
-        }
-      }
-      return clusterFromDocuments(read.documents, 'cluster', undefined, read.names);
-    } catch (err) {
-      r.fail('cluster', describeError(err));
-      return undefined;
-    }
+    return readClusterField(value, r, (path) => this.resolve(path));
   }
 
   private operation(value: unknown, field: string, r: FieldReader): AdmissionOperation | undefined {

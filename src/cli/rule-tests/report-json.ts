@@ -16,6 +16,8 @@ export interface JsonReport {
     readonly durationMs: number;
     readonly cases: readonly {
       readonly name: string;
+      /** The case's line in the file (absent when unknown). */
+      readonly line?: number;
       readonly status: CaseStatus;
       readonly durationMs: number;
       readonly problems: readonly { field: string; message: string; diff?: string }[];
@@ -34,6 +36,7 @@ export function jsonReport(results: readonly FileResult[], summary: TestSummary)
       durationMs: file.durationMs,
       cases: file.cases.map((c) => ({
         name: c.name,
+        ...(c.line === undefined ? {} : { line: c.line }),
         status: c.status,
         durationMs: c.durationMs,
         problems: c.problems.map((p) => ({

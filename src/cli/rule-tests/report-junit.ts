@@ -1,10 +1,11 @@
 import type { CaseProblem, CaseResult, FileResult } from './run-test-file.js';
 import type { TestSummary } from './test-summary.js';
+import { caseLocation } from './report-text.js';
 
 /**
  * The JUnit XML report CI systems read (GitLab, Jenkins, GitHub Actions reporters, …): one
  * `<testsuite>` per test file, one `<testcase>` per case, named by the case and classed by the
- * file. A failing case has a `<failure>` (its first problem as the message, every problem and
+ * file, with its `file` and `line` attributes. A failing case has a `<failure>` (its first problem as the message, every problem and
  * diff as the text); a case that could not be evaluated an `<error>`. An invalid test file is a
  * suite with one errored test case named `(load)` holding its error lines, so that a CI view
  * shows it instead of silently running fewer tests. Times are in seconds.
@@ -34,20 +35,22 @@ function suite(file: FileResult): string[] {
   const errors = file.cases.filter((c) => c.status === 'error').length;
   return [
     `  <testsuite name="${name}" tests="${String(file.cases.length)}" failures="${String(failures)}" errors="${String(errors)}" skipped="0" time="${seconds(file.durationMs)}">`,
-    ...file.cases.flatMap((c) => testcase(c, name)),
+    ...file.cases.flatMap((c) => testcase(c, name, file.file)),
     '  </testsuite>',
   ];
 }
 
-function testcase(result: CaseResult, classname: string): string[] {
-  const open = `    <testcase name="${attr(result.name)}" classname="${classname}" time="${seconds(result.durationMs)}"`;
+function testcase(result: CaseResult, classname: string, file: string): string[] {
+  // file and line: where the case is, as JUnit reporters (GitHub's among them) read them.
+  const where = `file="${attr(file)}"${result.line === undefined ? '' : ` line="${String(result.line)}"`}`;
+  const open = `    <testcase name="${attr(result.name)}" classname="${classname}" ${where} time="${seconds(result.durationMs)}"`;
   if (result.status === 'pass') return [`${open}/>`];
   const element = result.status === 'fail' ? 'failure' : 'error';
   const first = result.problems[0];
   const message = first === undefined ? result.status : `${first.field}: ${first.message}`;
   return [
     `${open}>`,
-    `      <${element} message="${attr(message)}" type="${attr(first?.field ?? result.status)}">${text(problemsText(result.problems))}</${element}>`,
+    `      <${element} message="${attr(message)}" type="${attr(first?.field ?? result.status)}">${text(`at ${caseLocation(file, result)}\n${problemsText(result.problems)}`)}</${element}>`,
     '    </testcase>',
   ];
 }

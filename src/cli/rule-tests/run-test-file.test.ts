@@ -55,8 +55,9 @@ describe('runTestFile', () => {
         metadata: { name: cm, namespace: default, labels: { team: a } }
       applied: [default/team-label]
 `);
+    // line: the case's list item, right under `cases:` (RULES is 23 lines).
     expect(result.cases).toEqual([
-      { name: 'labels', status: 'pass', problems: [], durationMs: 0.5 },
+      { name: 'labels', line: 24, status: 'pass', problems: [], durationMs: 0.5 },
     ]);
     expect(result.errors).toEqual([]);
   });
@@ -79,6 +80,7 @@ describe('runTestFile', () => {
       [
         result.file,
         '  FAIL   wrong team',
+        `         at ${result.file}:24`,
         '         expect.patch: the patch is not the one expected (- expected, + actual)',
         '           @@ -1,4 +1,4 @@',
         '            - op: add',

@@ -13,6 +13,8 @@ export type CaseStatus = 'pass' | 'fail' | 'error';
 
 export interface CaseResult {
   readonly name: string;
+  /** The case's line in its file, when known. */
+  readonly line?: number | undefined;
   readonly status: CaseStatus;
   readonly problems: readonly CaseProblem[];
   readonly durationMs: number;
@@ -35,6 +37,8 @@ export interface RunOptions {
   readonly work?: Partial<WorkLimits> | undefined;
   /** Milliseconds, for the durations reported (default performance.now). */
   readonly now?: (() => number) | undefined;
+  /** Which cases to run, by name (`--case`); default all. The others are not run nor reported. */
+  readonly select?: ((name: string) => boolean) | undefined;
 }
 
 /** Runs every case of a loaded test file, in order. */
@@ -42,7 +46,11 @@ export function runTestFile(test: RuleTestFile, options: RunOptions = {}): FileR
   const now = options.now ?? (() => performance.now());
   const work = { ...options.work };
   const start = now();
-  const cases = test.cases.map((testCase) => runCase(test, testCase, { now, work }));
+  const selected =
+    options.select === undefined
+      ? test.cases
+      : test.cases.filter((c) => options.select?.(c.name) === true);
+  const cases = selected.map((testCase) => runCase(test, testCase, { now, work }));
   return { file: test.file, errors: [], cases, durationMs: now() - start };
 }
 
@@ -59,6 +67,7 @@ function runCase(
   const start = options.now();
   const done = (status: CaseStatus, problems: CaseProblem[]): CaseResult => ({
     name: testCase.name,
+    ...(testCase.line === undefined ? {} : { line: testCase.line }),
     status,
     problems,
     durationMs: options.now() - start,
@@ -92,7 +101,8 @@ function runCase(
     ]);
   }
   // The explanation, only to say why an expected rule did not apply (the same evaluation again).
-  const explain = (): ExplainDocument => explainEvaluation(rules.store, request).explanation;
+  const explain = (): ExplainDocument =>
+    explainEvaluation(rules.store, request, {}, testCase.namespaceReason).explanation;
   const problems = checkExpectations(testCase, result, options.work, explain);
   return done(problems.length === 0 ? 'pass' : 'fail', problems);
 }

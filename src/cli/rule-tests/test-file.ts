@@ -62,6 +62,8 @@ export interface CaseRefs {
 
 export interface RuleTestCase {
   readonly name: string;
+  /** The 1-based line of the case in its file (caseLines), for reports and annotations. */
+  readonly line?: number | undefined;
   /** The object the rules see: the new object, or for DELETE the object being deleted. */
   readonly resource: JsonObject;
   /** The object before the change (UPDATE, DELETE), when the case gives it. */
@@ -69,6 +71,8 @@ export interface RuleTestCase {
   readonly operation: AdmissionOperation;
   /** The admission request's namespace; undefined for a cluster-scoped request. */
   readonly namespace: string | undefined;
+  /** What was assumed to decide the namespace (RequestNamespace.reason), for explanations. */
+  readonly namespaceReason?: string | undefined;
   readonly refs: CaseRefs;
   /** What lookups read (`cluster:` of the case, else of the file); undefined when neither has one. */
   readonly cluster?: StaticCluster | undefined;

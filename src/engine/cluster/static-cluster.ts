@@ -20,6 +20,8 @@ export type ProviderAnswer = { readonly value: JsonValue } | { readonly error: s
 export class StaticCluster implements ClusterView {
   private readonly objects = new Map<string, JsonObject>();
   private readonly providers = new Map<string, Map<string, ProviderAnswer>>();
+  /** `group/kind` → scope, from the CustomResourceDefinitions listed. */
+  private readonly crdScopes = new Map<string, 'Cluster' | 'Namespaced'>();
 
   constructor(
     objects: readonly JsonObject[],
@@ -29,6 +31,8 @@ export class StaticCluster implements ClusterView {
     for (const object of objects) {
       const key = keyOf(object);
       if (key !== undefined) this.objects.set(indexKey(key), deepFreeze(object));
+      const crd = crdScope(object);
+      if (crd !== undefined) this.crdScopes.set(`${crd.group}/${crd.kind}`, crd.scope);
     }
     for (const [provider, byKey] of answers) this.providers.set(provider, new Map(byKey));
   }
@@ -36,6 +40,14 @@ export class StaticCluster implements ClusterView {
   /** How many objects the view holds. */
   get size(): number {
     return this.objects.size;
+  }
+
+  /**
+   * The scope a CustomResourceDefinition of the cluster state gives `kind` of `group`; undefined
+   * when none is listed (the offline stand-in for discovery, see request-namespace.ts).
+   */
+  scopeOf(group: string, kind: string): 'Cluster' | 'Namespaced' | undefined {
+    return this.crdScopes.get(`${group}/${kind}`);
   }
 
   get(asker: AskingRule, key: ObjectKey): LookupAnswer {
@@ -71,9 +83,20 @@ export function keyOf(object: JsonObject): ObjectKey | undefined {
     return undefined;
   const { name, namespace } = metadata;
   if (typeof name !== 'string' || name === '') return undefined;
-  if (isClusterScopedKind(kind)) return { apiVersion, kind, namespace: '', name };
+  if (isClusterScopedKind(kind, apiVersion)) return { apiVersion, kind, namespace: '', name };
   const ns = typeof namespace === 'string' && namespace !== '' ? namespace : 'default';
   return { apiVersion, kind, namespace: ns, name };
+}
+
+function crdScope(
+  object: JsonObject,
+): { group: string; kind: string; scope: 'Cluster' | 'Namespaced' } | undefined {
+  if (object.kind !== 'CustomResourceDefinition' || !isJsonObject(object.spec)) return undefined;
+  const { group, names, scope } = object.spec;
+  if (typeof group !== 'string' || !isJsonObject(names) || typeof names.kind !== 'string')
+    return undefined;
+  if (scope !== 'Cluster' && scope !== 'Namespaced') return undefined;
+  return { group, kind: names.kind, scope };
 }
 
 function indexKey(key: ObjectKey): string {

@@ -36,6 +36,11 @@ export function explainEvaluation(
   store: RuleStore,
   request: Omit<EvaluationRequest, 'trace'>,
   limits: Partial<ExplainLimits> = {},
+  /**
+   * How an offline path decided the request's namespace (RequestNamespace.reason): the first
+   * node of the tree and `request.namespaceReason` state what was assumed.
+   */
+  namespaceReason?: string,
 ): Explained {
   const bounds: ExplainLimits = { ...DEFAULT_EXPLAIN_LIMITS, ...limits };
   const recorder = new TraceRecorder(bounds);
@@ -50,9 +55,13 @@ export function explainEvaluation(
   const visited = recorder.records.map((r) => r.rule);
   const unvisited = candidates.filter((rule) => !records.has(rule.key));
   const children: (RuleNode | NoteNode)[] = [];
+  const assumed =
+    namespaceReason === undefined ? undefined : cutText(namespaceReason, bounds.textChars);
+  if (assumed !== undefined) children.push(noteNode(`namespace: ${assumed}`));
+  const notes = children.length;
   let omittedRules = 0;
   for (const rule of [...visited, ...unvisited]) {
-    if (children.length >= bounds.rules) {
+    if (children.length >= bounds.rules + notes) {
       omittedRules++;
       continue;
     }
@@ -60,7 +69,7 @@ export function explainEvaluation(
   }
   omittedRules += candidates.length - visited.length - unvisited.length;
   for (const { rule, skipped: reason } of skipped) {
-    if (children.length >= bounds.rules) {
+    if (children.length >= bounds.rules + notes) {
       omittedRules++;
       continue;
     }
@@ -93,7 +102,10 @@ export function explainEvaluation(
     failed: result.failures.length,
     patchOperations: result.patch.length,
   };
-  const requestInfo = describeRequest(request, recorder);
+  const requestInfo = {
+    ...describeRequest(request, recorder),
+    ...(assumed === undefined ? {} : { namespaceReason: assumed }),
+  };
   const explanation: ExplainDocument = {
     explainVersion: EXPLAIN_VERSION,
     kind: 'explanation',

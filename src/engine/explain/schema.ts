@@ -100,6 +100,11 @@ export interface ExplainDocument extends ExplainNodeBase<
     readonly operation: string;
     /** The request's namespace; null for cluster-scoped objects. */
     readonly namespace: string | null;
+    /**
+     * Offline paths (dryrun, test, the dry-run API, the playground): how the namespace was
+     * decided, e.g. that a Pod without metadata.namespace was evaluated in `default`.
+     */
+    readonly namespaceReason?: string;
     readonly kind: string | null;
     readonly name: string | null;
   };

@@ -176,7 +176,7 @@ function completeOne(
   let explanation: ExplainDocument | undefined;
   const result = evaluateSafely(() => {
     if (options.explain !== true) return evaluate(store, evaluation);
-    const explained = explainEvaluation(store, evaluation);
+    const explained = explainEvaluation(store, evaluation, {}, item.namespaceReason);
     explanation = explained.explanation;
     return explained.result;
   });

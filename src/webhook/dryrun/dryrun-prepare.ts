@@ -1,5 +1,11 @@
 import { KubemodError } from '../../errors/catalog.js';
-import { isJsonObject, type JsonObject } from '../../engine/json.js';
+import type { JsonObject } from '../../engine/json.js';
+import {
+  DEFAULT_REQUEST_NAMESPACE,
+  resolveRequestNamespace,
+  withRequestNamespace,
+  type RequestNamespace,
+} from '../../engine/request-namespace.js';
 import { RuleStore } from '../../engine/store.js';
 import { clusterFromDocuments } from '../../engine/cluster/cluster-documents.js';
 import type { StaticCluster } from '../../engine/cluster/static-cluster.js';
@@ -26,34 +32,13 @@ import {
  */
 export const MAX_DRYRUN_COMPILES = 4 * MAX_DRYRUN_RULES;
 
-/**
- * Kinds evaluated as cluster-scoped when the manifest has no namespace. Any other kind without
- * `metadata.namespace` is evaluated in `default`, as kubectl would create it.
- */
-const CLUSTER_SCOPED_KINDS: ReadonlySet<string> = new Set([
-  'Namespace',
-  'Node',
-  'PersistentVolume',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'StorageClass',
-  'CustomResourceDefinition',
-  'PriorityClass',
-  'IngressClass',
-  'RuntimeClass',
-  'CSIDriver',
-  'CSINode',
-  'VolumeAttachment',
-  'APIService',
-  'MutatingWebhookConfiguration',
-  'ValidatingWebhookConfiguration',
-]);
-
 /** One resource of a dry run, ready to evaluate once its syntheticRefs are known. */
 export interface PreparedResource {
   readonly resource: DryRunResource;
   /** The namespace the resource is evaluated in (undefined for a cluster-scoped kind). */
   readonly namespace: string | undefined;
+  /** What was assumed to decide it (RequestNamespace.reason), for the explanation. */
+  readonly namespaceReason: string | undefined;
   /** The request's ModRules, compiled for this namespace. */
   readonly store: RuleStore;
   /** The Namespace and Node manifests the evaluation's syntheticRefs are made of. */
@@ -70,17 +55,29 @@ export interface PreparedDryRun {
 
 /**
  * Reads a dry-run body and compiles its ModRules into a fresh private store for each namespace
- * its resources are evaluated in (a rule without a namespace goes to the request's namespace:
- * the body's `namespace`, else the resource's, else `default`). Throws INPUT_INVALID listing
- * every invalid ModRule with its field errors.
+ * its resources are evaluated in (a rule without a namespace goes to the request's namespace).
+ * Each resource's namespace is decided by the engine's one rule (resolveRequestNamespace: the
+ * body's `namespace`, else the resource's, else `default`; none for a cluster-scoped kind) and
+ * filled into its metadata, as the API server does before the webhook sees it. Throws
+ * INPUT_INVALID listing every invalid ModRule with its field errors.
  */
 export function prepareDryRun(
   body: JsonValue,
   deps: { readonly clusterNamespace: string },
 ): PreparedDryRun {
   const request = readDryRunRequest(body);
-  const namespaces = request.resources.map((r) => request.namespace ?? requestNamespace(r.object));
-  const distinct = [...new Set(namespaces.map((ns) => ns ?? 'default'))];
+  const cluster =
+    request.cluster === undefined
+      ? undefined
+      : clusterFromDocuments(request.cluster, 'cluster', deps.clusterNamespace);
+  const decided = request.resources.map((r) =>
+    resolveRequestNamespace(r.object, {
+      given: request.namespace,
+      scopeOf: cluster === undefined ? undefined : (group, kind) => cluster.scopeOf(group, kind),
+    }),
+  );
+  const namespaces = decided.map((d) => d.namespace);
+  const distinct = [...new Set(namespaces.map((ns) => ns ?? DEFAULT_REQUEST_NAMESPACE))];
   const compiles = distinct.length * request.modRules.length;
   if (compiles > MAX_DRYRUN_COMPILES) {
     throw invalid(
@@ -93,20 +90,24 @@ export function prepareDryRun(
     stores.set(namespace, compileStore(request.modRules, namespace, deps, problems));
   }
   if (problems.size > 0) throw invalid([...problems].join('\n'));
-  const items = request.resources.map((resource, i): PreparedResource => {
+  const items = request.resources.map((given, i): PreparedResource => {
     const namespace = namespaces[i];
-    const store = stores.get(namespace ?? 'default') ?? new RuleStore();
+    const store = stores.get(namespace ?? DEFAULT_REQUEST_NAMESPACE) ?? new RuleStore();
+    const resource: DryRunResource = {
+      object: withRequestNamespace(given.object, namespace),
+      oldObject:
+        given.oldObject === undefined
+          ? undefined
+          : withRequestNamespace(given.oldObject, namespace),
+    };
     return {
       resource,
       namespace,
+      namespaceReason: assumption(decided[i]),
       store,
       refNames: syntheticRefNames(resource.object, namespace),
     };
   });
-  const cluster =
-    request.cluster === undefined
-      ? undefined
-      : clusterFromDocuments(request.cluster, 'cluster', deps.clusterNamespace);
   return { request, items, cluster };
 }
 
@@ -179,12 +180,9 @@ export function needsLookUp(names: SyntheticRefNames): boolean {
   return names.namespace !== undefined || names.node !== undefined;
 }
 
-function requestNamespace(resource: JsonObject): string | undefined {
-  const metadata = resource.metadata;
-  const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
-  if (typeof namespace === 'string' && namespace !== '') return namespace;
-  const kind = resource.kind;
-  return typeof kind === 'string' && CLUSTER_SCOPED_KINDS.has(kind) ? undefined : 'default';
+/** The reason of a decision that assumed something, for the explanation; else undefined. */
+function assumption(decided: RequestNamespace | undefined): string | undefined {
+  return decided !== undefined && decided.assumed ? decided.reason : undefined;
 }
 
 function invalid(message: string): KubemodError {

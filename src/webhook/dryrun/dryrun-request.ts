@@ -264,6 +264,8 @@ function readModRules(value: JsonValue): readonly unknown[] {
 
 function readNamespace(value: JsonValue | undefined): string | undefined {
   if (value === undefined || value === null) return undefined;
+  // '' asks for a cluster-scoped request (a custom kind the engine cannot know offline).
+  if (value === '') return '';
   if (typeof value !== 'string' || !DNS_LABEL.test(value)) {
     throw invalid(
       `namespace must be a namespace name (lower-case letters, digits and '-', at most 63), got ${JSON.stringify(value).slice(0, 80)}`,

@@ -13,6 +13,7 @@ import {
   type JsonValue,
 } from '../../../src/engine/json.js';
 import { runTest } from '../../../src/cli/test-command.js';
+import { dryRunInPage } from '../../../src/playground/engine/dry-run.js';
 import { runCli } from '../../hostile/support/cli.js';
 import {
   admissionReview,
@@ -109,23 +110,62 @@ export async function dryrunApi(
   };
 }
 
+/** The playground's in-page dry run (the page's code: runDryRunJob, as the worker runs it). */
+export async function inPage(
+  manifests: readonly JsonObject[],
+  resource: JsonObject,
+): Promise<Answer> {
+  const answer = await dryRunInPage({ resourceManifest: resource, modRules: manifests });
+  if (answer.status !== 200) throw new Error(`the page answered ${String(answer.status)}`);
+  const body = answer.body as {
+    patch: JsonPatchOperation[];
+    rejections: string[];
+    failures: { rule: string }[];
+  };
+  return {
+    patch: body.patch,
+    rejected: joined(body.rejections),
+    failed: body.failures.map((f) => f.rule),
+  };
+}
+
 const REJECTED_PREFIX = 'operation rejected by the following ModRule(s): ';
 const FAILED_PREFIX = 'kubemod-ts: ModRule(s) failed and were skipped: ';
 
-/** The dragnet webhook's AdmissionReview answer for a CREATE of `resource`. */
-export async function webhook(harness: Harness, resource: JsonObject): Promise<Answer> {
+/** How the API server names the resource of a request (Deployments unless told). */
+export interface ReviewResource {
+  readonly group: string;
+  readonly resource: string;
+  /** The request's namespace as the API server decided it (default: metadata.namespace). */
+  readonly namespace?: string;
+}
+
+const DEPLOYMENTS: ReviewResource = { group: 'apps', resource: 'deployments' };
+
+/**
+ * The dragnet webhook's AdmissionReview answer for a CREATE of `resource`, sent as the API
+ * server sends it: in the request's namespace, filled into the object's metadata when it had none.
+ */
+export async function webhook(
+  harness: Harness,
+  resource: JsonObject,
+  as: ReviewResource = DEPLOYMENTS,
+): Promise<Answer> {
   const metadata = resource.metadata as JsonObject;
   const text = (value: JsonValue | undefined): string => (typeof value === 'string' ? value : '');
+  const namespace = as.namespace ?? text(metadata.namespace);
+  const object =
+    namespace === '' ? resource : { ...resource, metadata: { ...metadata, namespace } };
   const answer = await harness.post(
     '/dragnet-webhook',
     admissionReview({
       operation: 'CREATE',
       kind: text(resource.kind),
-      group: 'apps',
-      resource: 'deployments',
-      namespace: text(metadata.namespace),
+      group: as.group,
+      resource: as.resource,
+      namespace,
       name: text(metadata.name),
-      object: resource,
+      object,
     }),
   );
   const { response } = responseOf(answer);

@@ -143,7 +143,7 @@ describe('PUT /v1/dryrun?explain=true (the real HTTPS server)', () => {
     });
     const body = answer.json<{ failures: { code: string }[]; explain: ExplainDocument }>();
     expect(body.failures).toEqual([expect.objectContaining({ code: 'KM5002' })]);
-    const rule = body.explain.children[0] as RuleNode;
+    const rule = body.explain.children.find((c) => c.kind === 'rule') as RuleNode;
     expect(rule.status).toBe('failed');
     expect(rule.children.find((c) => c.kind === 'failure')).toMatchObject({
       field: 'spec.patch[0].value',
