@@ -96,7 +96,7 @@ cp "$chart" "$out/kubemod-ts-$version.tgz"
 # The CLI's npm package must be this release's: package/package.json names kubemod-ts <version>.
 cli_manifest="$(tar -xzOf "$cli_package" package/package.json 2> /dev/null)" \
   || die "--cli-package $cli_package is not an npm package tarball (no package/package.json)"
-cli_id="$(node -e 'const p = JSON.parse(process.argv[1]); console.log(`${p.name}@${p.version}`)' "$cli_manifest")"
+cli_id="$(node -e 'const p = JSON.parse(process.argv[1]); console.log(p.name + "@" + p.version)' "$cli_manifest")"
 [ "$cli_id" = "kubemod-ts@$version" ] || die "--cli-package $cli_package is $cli_id, not kubemod-ts@$version"
 cp "$cli_package" "$out/kubemod-ts-cli-$version.tgz"
 
