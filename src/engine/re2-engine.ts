@@ -80,6 +80,6 @@ export function fallbackNotice(engine: RegexEngine): string | undefined {
   return (
     `kubemod-ts: notice: the native re2 addon is not available (${engine.fallbackReason}); ` +
     'regexes run on re2js, the pure-JavaScript RE2 port: same syntax and results, linear time, ' +
-    'slower (docs/install.md, "The CLI from npm")'
+    'slower (docs/install.md, "The CLI without a checkout")'
   );
 }
