@@ -3,8 +3,8 @@
 # run that .ci/run does. Everything comes from the npm registry:
 #
 #   - Node 24 itself is the `node` npm package, installed once under
-#     ${XDG_CACHE_HOME:-~/.cache}/kubemod-ts/node24/ (its arch package `node-<os>-<arch>` carries
-#     both bin/node and include/node, the headers node-gyp needs).
+#     ${XDG_CACHE_HOME:-~/.cache}/kubemod-ts/node24/ by scripts/fetch-node.sh (its arch package
+#     `node-<os>-<arch>` carries both bin/node and include/node, the headers node-gyp needs).
 #   - The repo is copied (without node_modules/dist) into a temporary directory and `npm ci` runs
 #     there with Node 24 first on PATH, so the native `re2` addon is compiled for Node 24's ABI from
 #     those headers. The Node 20 install in the repo is never touched. re2's prebuilt-binary
@@ -17,33 +17,11 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/kubemod-ts"
-node_prefix="$cache_root/node24"
 node_major=24
 
 log() { echo "ci-node24: $*" >&2; }
 
-find_node24_dist() { # prints the directory holding bin/node and include/node, or nothing
-  local dir
-  for dir in "$node_prefix"/node_modules/node/node_modules/node-*; do
-    if [ -x "$dir/bin/node" ] && [ -f "$dir/include/node/node_api.h" ]; then
-      echo "$dir"
-      return 0
-    fi
-  done
-  return 0
-}
-
-node_dist="$(find_node24_dist)"
-if [ -z "$node_dist" ] || [[ "$("$node_dist/bin/node" --version)" != "v$node_major."* ]]; then
-  log "installing node@$node_major from the npm registry into $node_prefix"
-  rm -rf "$node_prefix"
-  npm install --no-save --no-audit --no-fund --prefix "$node_prefix" "node@$node_major" >&2
-  node_dist="$(find_node24_dist)"
-fi
-if [ -z "$node_dist" ]; then
-  log "the node@$node_major package has no node-<os>-<arch>/{bin/node,include/node} directory"
-  exit 1
-fi
+node_dist="$(bash "$repo/scripts/fetch-node.sh" "$node_major")"
 
 export PATH="$node_dist/bin:$PATH"
 export npm_config_nodedir="$node_dist"

@@ -1,4 +1,4 @@
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,16 +23,32 @@ export const RECIPES_DIR = join(REPO_ROOT, 'samples/recipes');
 const ENGINE_DIR = join(PAGE_SOURCE_DIR, 'engine');
 
 /**
- * Modules the engine imports that exist only in Node, and their browser stand-ins: the native
- * `re2` addon becomes an adapter over re2js (the pure-JS RE2 port, same syntax and linear time),
+ * Modules the engine imports that exist only in Node, and their browser stand-ins:
  * `node:crypto` a synchronous SHA-1/SHA-256 (the template hash functions), and `source-map`
  * (handlebars' optional source maps) nothing.
  */
 export const ENGINE_ALIASES: Readonly<Record<string, string>> = {
-  re2: join(ENGINE_DIR, 're2-adapter.ts'),
   'node:crypto': join(ENGINE_DIR, 'crypto-shim.ts'),
   'source-map': join(ENGINE_DIR, 'no-source-map.ts'),
 };
+
+/**
+ * The engine's loader of the native `re2` addon (src/engine/re2-native.ts) has a stand-in with no
+ * addon, so the page runs its regexes on re2js (the pure-JS RE2 port, same syntax and results,
+ * linear time), as Node does when the addon is not installed (src/engine/re2-engine.ts).
+ */
+export function noNativeRe2(): Plugin {
+  return {
+    name: 'no-native-re2',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/re2-native\.js$/ }, (args) =>
+        args.importer.endsWith(join('src', 'engine', 're2-engine.ts'))
+          ? { path: join(ENGINE_DIR, 're2-native-browser.ts') }
+          : undefined,
+      );
+    },
+  };
+}
 
 /** Node's global `Buffer`, which the engine uses for UTF-8, base64 and hex conversions. */
 export const ENGINE_INJECT: readonly string[] = [join(ENGINE_DIR, 'buffer-shim.ts')];
@@ -69,7 +85,7 @@ export async function buildPlaygroundPage(
     absWorkingDir: REPO_ROOT,
     alias: ENGINE_ALIASES,
     inject: [...ENGINE_INJECT],
-    plugins: [recipesPlugin(RECIPES_DIR)],
+    plugins: [noNativeRe2(), recipesPlugin(RECIPES_DIR)],
   });
   const html = await readFile(join(PAGE_SOURCE_DIR, 'index.html'), 'utf8');
   await writeFile(join(outDir, 'index.html'), rewriteScriptTag(html));

@@ -10,6 +10,11 @@
 #   switch-from-kubemod.sh                        the switch from KubeMod, applying only a bundle
 #                                                 pinned by digest (this release's bundle.yaml)
 #   switch-back-to-kubemod.sh                     its rollback
+#   kubemod-ts-cli-<version>.tgz                  the CLI's npm package (`npm pack`), for
+#                                                 `npm install -g <its URL>` without a checkout
+#   modrule-api-v1beta1.json, externaldataprovider-api-v1beta1.json, kubemod-test.json
+#                                                 JSON Schemas (schemas/, npm run schema) for
+#                                                 editors and kubeconform (docs/testing-rules.md)
 #   checksums.txt                                 SHA-256 of all of the above
 #
 # The release workflow runs it with the multi-arch index digest; scripts/release/dry-run.sh runs it
@@ -17,7 +22,7 @@
 # that is not the image's, or a chart script that writes nothing fails the run.
 #
 # Usage: bash scripts/release/assemble.sh --version <v> --image <registry/path> --digest <sha256:…>
-#          --images <dir with <arch>/ subdirectories> --out <dir>
+#          --images <dir with <arch>/ subdirectories> --cli-package <npm pack tarball> --out <dir>
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -27,19 +32,21 @@ die() {
   exit 1
 }
 
-version="" image="" digest="" images="" out=""
+version="" image="" digest="" images="" cli_package="" out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --version) version="${2:?}" && shift 2 ;;
     --image) image="${2:?}" && shift 2 ;;
     --digest) digest="${2:?}" && shift 2 ;;
     --images) images="${2:?}" && shift 2 ;;
+    --cli-package) cli_package="${2:?}" && shift 2 ;;
     --out) out="${2:?}" && shift 2 ;;
     *) die "unknown argument $1 (see the header of $0)" ;;
   esac
 done
-if [ -z "$version" ] || [ -z "$image" ] || [ -z "$digest" ] || [ -z "$images" ] || [ -z "$out" ]; then
-  die "--version, --image, --digest, --images and --out are all required"
+if [ -z "$version" ] || [ -z "$image" ] || [ -z "$digest" ] || [ -z "$images" ] \
+  || [ -z "$cli_package" ] || [ -z "$out" ]; then
+  die "--version, --image, --digest, --images, --cli-package and --out are all required"
 fi
 [[ "$digest" =~ ^sha256:[0-9a-f]{64}$ ]] || die "--digest $digest is not sha256:<64 hex digits>"
 [ -d "$images" ] || die "--images $images is not a directory"
@@ -96,6 +103,17 @@ if [ ! -f "$chart" ] || [[ "$chart" != *.tgz ]]; then
   die "scripts/chart/package.sh printed \"$chart\", expected the path of the chart .tgz"
 fi
 cp "$chart" "$out/kubemod-ts-$version.tgz"
+
+# The CLI's npm package must be this release's: package/package.json names kubemod-ts <version>.
+cli_manifest="$(tar -xzOf "$cli_package" package/package.json 2> /dev/null)" \
+  || die "--cli-package $cli_package is not an npm package tarball (no package/package.json)"
+cli_id="$(node -e 'const p = JSON.parse(process.argv[1]); console.log(p.name + "@" + p.version)' "$cli_manifest")"
+[ "$cli_id" = "kubemod-ts@$version" ] || die "--cli-package $cli_package is $cli_id, not kubemod-ts@$version"
+cp "$cli_package" "$out/kubemod-ts-cli-$version.tgz"
+
+schemas=("$repo"/schemas/*.json)
+[ -f "$repo/schemas/modrule-api-v1beta1.json" ] || die "$repo/schemas/modrule-api-v1beta1.json is missing (npm run schema)"
+cp "${schemas[@]}" "$out/"
 
 bash "$repo/scripts/release/checksums.sh" "$out"
 log "wrote $out:"

@@ -68,8 +68,12 @@ local_repo="127.0.0.1:$port/kubemod-ts"
 pushed="$(bash "$repo/scripts/release/push-image.sh" "$work/$arch" "$local_repo:$version-$arch")"
 digest="$(bash "$repo/scripts/release/push-index.sh" "$local_repo" "$version" "$pushed")"
 
+log "packing the CLI's npm package (npm pack, as the workflow's assemble job does)"
+cli_dir="$repo/dist/release-cli"
+rm -rf "$cli_dir" && mkdir -p "$cli_dir"
+(cd "$repo" && npm pack --silent --pack-destination "$cli_dir") >&2
 bash "$repo/scripts/release/assemble.sh" --version "$version" --image "$image" \
-  --digest "$digest" --images "$work" --out "$out"
+  --digest "$digest" --images "$work" --cli-package "$cli_dir/kubemod-ts-$version.tgz" --out "$out"
 
 log "verifying $out"
 (cd "$out" && sha256sum --check --strict --quiet checksums.txt) || die "checksums.txt does not verify"

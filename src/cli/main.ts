@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { processIo, type CliIo } from './cli-io.js';
 import { terminalText } from '../engine/terminal-text.js';
+import { chooseRegexEngine } from './regex-engine-choice.js';
 
 const USAGE = `Usage: kubemod-ts <command> [options]
 
@@ -16,6 +17,8 @@ Commands:
 Run 'kubemod-ts <command> --help' for a command's options.
 `;
 
+const COMMANDS: ReadonlySet<string> = new Set(['dryrun', 'test', 'operator', 'audit', 'serve']);
+
 /**
  * Dispatches a command line to its command; returns the exit code. Each command's module is
  * imported only when it runs: `serve` and `dryrun` never load the operator's Kubernetes client,
@@ -23,6 +26,13 @@ Run 'kubemod-ts <command> --help' for a command's options.
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && COMMANDS.has(command)) {
+    const error = chooseRegexEngine(io.env, io.stderr);
+    if (error !== undefined) {
+      io.stderr(`${error}\n`);
+      return 2;
+    }
+  }
   switch (command) {
     case 'dryrun': {
       const { runDryrun } = await import('./dryrun-command.js');

@@ -1,9 +1,22 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileRegex, RegexCache } from './regex.js';
+import { regexEngine, REGEX_ENGINE_NAMES, useRegexEngine } from './re2-engine.js';
 import { KubemodError } from '../errors/catalog.js';
 import { compileMatchItem } from './match/index.js';
 
-describe('RE2 regular expressions', () => {
+// The same table on both implementations (re2-engine.ts): the native addon and re2js.
+describe.each(REGEX_ENGINE_NAMES)('RE2 regular expressions on %s', (engine) => {
+  beforeAll(() => {
+    useRegexEngine(engine);
+  });
+  afterAll(() => {
+    useRegexEngine(undefined);
+  });
+
+  it('runs on the engine named', () => {
+    expect(regexEngine().name).toBe(engine);
+  });
+
   it('matches a pathological pattern against a 50,000-character value in linear time', () => {
     const value = 'a'.repeat(50_000) + '!';
     const started = performance.now();

@@ -1,21 +1,22 @@
-import RE2 from 're2';
 import { KubemodError } from '../errors/catalog.js';
 import { MAX_PATTERN_COST, patternCost } from './regex-cost.js';
 import { charge, chargeOnce } from './active-meter.js';
+import { regexEngine, type Re2Constructor, type Re2Regex } from './re2-engine.js';
 
 /**
  * Regular expressions with RE2 syntax and semantics (as Go's regexp), matched in linear time.
  * Every regex written by a rule author goes through here: matchRegex, targetNamespaceRegex,
- * `=~` / `!~` in select expressions and the template regex functions.
+ * `=~` / `!~` in select expressions and the template regex functions. They run on the native
+ * re2 addon, or on re2js when it is not installed (re2-engine.ts): same syntax and results.
  */
 export interface GoRegex {
   readonly source: string;
   /** Unanchored search, like Go's MatchString. */
   test(input: string): boolean;
   /** The underlying RE2 object for the non-global operations (exec, split). */
-  readonly re: RE2;
+  readonly re: Re2Regex;
   /** A global-flag RE2 for replace-all and find-all operations. */
-  readonly global: RE2;
+  readonly global: Re2Regex;
 }
 
 /** Longest pattern accepted; RE2 itself also bounds the compiled program size. */
@@ -51,19 +52,20 @@ export function compileRegex(pattern: string, charged = true): GoRegex {
   // Compiled here so an invalid pattern is refused when the rule is loaded, then dropped: the
   // program (~3 KB of native memory per regex) is built again on first use, so memory follows the
   // regexes requests actually reach, not every regex of every loaded rule.
-  compileOrThrow(pattern, 'u');
-  let re: RE2 | undefined;
-  let global: RE2 | undefined;
+  const { RE2 } = regexEngine();
+  compileOrThrow(RE2, pattern, 'u');
+  let re: Re2Regex | undefined;
+  let global: Re2Regex | undefined;
   // Each RE2 call converts its input to UTF-8 (about 1 µs); a small memo of recent short inputs
   // answers repeated tests (the same image or label on every request) from memory.
   let memo: Map<string, boolean> | undefined;
   return {
     source: pattern,
-    get re(): RE2 {
+    get re(): Re2Regex {
       re ??= new RE2(pattern, 'u');
       return re;
     },
-    get global(): RE2 {
+    get global(): Re2Regex {
       global ??= new RE2(pattern, 'gu');
       return global;
     },
@@ -83,7 +85,7 @@ export function compileRegex(pattern: string, charged = true): GoRegex {
   };
 }
 
-function compileOrThrow(pattern: string, flags: string): void {
+function compileOrThrow(RE2: Re2Constructor, pattern: string, flags: string): void {
   try {
     new RE2(pattern, flags);
   } catch (err) {

@@ -3,6 +3,9 @@
  * image installs those alone (`npm ci --omit=dev`), so a package there that src/ does not import
  * is weight in every image, and one that src/ imports but is missing breaks it. (The reverse
  * direction, a devDependency imported by src/, is also a rule of .dependency-cruiser.cjs.)
+ * "optionalDependencies" are exactly the packages shipped code loads with `require` when they are
+ * installed (the native re2 addon: src/engine/re2-native.ts), never with an import, so that a
+ * failed install of one cannot stop the CLI from loading.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,6 +30,11 @@ function importedPackages(source: string): string[] {
   return specifiers
     .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s))
     .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s)));
+}
+
+/** Package names a source loads with `createRequire(…)('<name>')` or `require('<name>')`. */
+function requiredPackages(source: string): string[] {
+  return [...source.matchAll(/(?:\)|\brequire)\(\s*'([^'./][^']*)'\s*\)/g)].map((m) => m[1] ?? '');
 }
 
 function shippedSources(): string[] {
@@ -59,13 +67,31 @@ describe('production dependencies', () => {
     ]);
   });
 
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    optionalDependencies: Record<string, string>;
+  };
+
   it('are exactly the packages src/ imports at run time', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      dependencies: Record<string, string>;
-    };
     const imported = new Set(
       shippedSources().flatMap((file) => importedPackages(readFileSync(file, 'utf8'))),
     );
     expect([...imported].sort()).toEqual(Object.keys(pkg.dependencies).sort());
+  });
+
+  it('reads required package names', () => {
+    expect(requiredPackages("createRequire(import.meta.url)('re2') as X; require('a/b')")).toEqual([
+      're2',
+      'a/b',
+    ]);
+    expect(requiredPackages("require('./local.js'); import('x')")).toEqual([]);
+  });
+
+  it('optional ones are exactly the packages src/ requires when installed, and never imports', () => {
+    const required = new Set(
+      shippedSources().flatMap((file) => requiredPackages(readFileSync(file, 'utf8'))),
+    );
+    expect([...required].sort()).toEqual(Object.keys(pkg.optionalDependencies).sort());
+    for (const name of required) expect(Object.keys(pkg.dependencies)).not.toContain(name);
   });
 });

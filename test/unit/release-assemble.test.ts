@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   cpSync,
@@ -60,11 +60,28 @@ function image(dir: string, arch: string): string {
   return digest;
 }
 
-function assemble(images: string, out: string, digest: string): ReturnType<typeof run> {
+/** An npm package tarball as `npm pack` writes it (package/package.json), of `version`. */
+function cliPackage(version: string): string {
+  const dir = mkdtempSync(join(work, 'cli-'));
+  mkdirSync(join(dir, 'package'));
+  writeFileSync(
+    join(dir, 'package', 'package.json'),
+    JSON.stringify({ name: 'kubemod-ts', version }),
+  );
+  execFileSync('tar', ['-czf', join(dir, 'cli.tgz'), '-C', dir, 'package']);
+  return join(dir, 'cli.tgz');
+}
+
+function assemble(
+  images: string,
+  out: string,
+  digest: string,
+  cli: string = cliPackage('1.2.3'),
+): ReturnType<typeof run> {
   return run('bash', [
     join(repo, 'scripts/release/assemble.sh'),
     ...['--version', '1.2.3', '--image', 'ghcr.io/acme/kubemod-ts', '--digest', digest],
-    ...['--images', images, '--out', out],
+    ...['--images', images, '--cli-package', cli, '--out', out],
   ]);
 }
 
@@ -78,6 +95,7 @@ beforeAll(() => {
   for (const script of ['switch-from-kubemod.sh', 'switch-back-to-kubemod.sh'])
     cpSync(join(repoRoot, 'scripts', script), join(repo, 'scripts', script));
   cpSync(join(repoRoot, 'package.json'), join(repo, 'package.json'));
+  cpSync(join(repoRoot, 'schemas'), join(repo, 'schemas'), { recursive: true });
   symlinkSync(join(repoRoot, 'node_modules'), join(repo, 'node_modules'));
   writeFileSync(
     join(repo, 'scripts/chart/package.sh'),
@@ -96,7 +114,7 @@ afterAll(() => {
 });
 
 describe('scripts/release/assemble.sh', () => {
-  it('writes the pinned bundle, the chart, the image archives and SBOMs, and their checksums', async () => {
+  it('writes the pinned bundle, the chart, the image archives and SBOMs, the CLI package, the schemas and their checksums', async () => {
     const images = join(work, 'ok');
     image(join(images, 'amd64'), 'amd64');
     image(join(images, 'arm64'), 'arm64');
@@ -105,6 +123,8 @@ describe('scripts/release/assemble.sh', () => {
     expect(readdirSync(out).sort()).toEqual([
       'bundle.yaml',
       'checksums.txt',
+      'externaldataprovider-api-v1beta1.json',
+      'kubemod-test.json',
       'kubemod-ts-1.2.3-linux-amd64.debian-packages.txt',
       'kubemod-ts-1.2.3-linux-amd64.sbom.cdx.json',
       'kubemod-ts-1.2.3-linux-amd64.tar',
@@ -112,9 +132,14 @@ describe('scripts/release/assemble.sh', () => {
       'kubemod-ts-1.2.3-linux-arm64.sbom.cdx.json',
       'kubemod-ts-1.2.3-linux-arm64.tar',
       'kubemod-ts-1.2.3.tgz',
+      'kubemod-ts-cli-1.2.3.tgz',
+      'modrule-api-v1beta1.json',
       'switch-back-to-kubemod.sh',
       'switch-from-kubemod.sh',
     ]);
+    expect(readFileSync(join(out, 'modrule-api-v1beta1.json'), 'utf8')).toBe(
+      readFileSync(join(repoRoot, 'schemas/modrule-api-v1beta1.json'), 'utf8'),
+    );
     expect(readFileSync(join(out, 'bundle.yaml'), 'utf8')).toContain(
       `          image: ghcr.io/acme/kubemod-ts@${indexDigest}\n`,
     );
@@ -124,7 +149,7 @@ describe('scripts/release/assemble.sh', () => {
     const { stdout } = await run('sha256sum', ['--check', '--strict', 'checksums.txt'], {
       cwd: out,
     });
-    expect(stdout.trim().split('\n')).toHaveLength(10);
+    expect(stdout.trim().split('\n')).toHaveLength(14);
     const chart = await run('tar', ['-xzOf', join(out, 'kubemod-ts-1.2.3.tgz')]);
     expect(chart.stdout).toBe(`version: 1.2.3\nimageDigest: ${indexDigest}\n`);
   }, 60_000);
@@ -186,6 +211,19 @@ describe('scripts/release/assemble.sh', () => {
     },
     30_000,
   );
+
+  it('refuses a CLI package of another version, and a file that is no npm package', async () => {
+    const images = join(work, 'cli');
+    image(join(images, 'amd64'), 'amd64');
+    await expect(
+      assemble(images, join(work, 'cli-out'), indexDigest, cliPackage('1.2.2')),
+    ).rejects.toThrow(/is kubemod-ts@1\.2\.2, not kubemod-ts@1\.2\.3/);
+    const notPackage = join(work, 'not-a-package.tgz');
+    writeFileSync(notPackage, 'text');
+    await expect(assemble(images, join(work, 'cli-out'), indexDigest, notPackage)).rejects.toThrow(
+      /is not an npm package tarball/,
+    );
+  }, 30_000);
 
   it('refuses a digest that is not sha256 and a directory that is not an architecture', async () => {
     const images = join(work, 'odd');

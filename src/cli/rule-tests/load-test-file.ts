@@ -39,8 +39,8 @@ import {
   type TestFileLoad,
 } from './test-file.js';
 
-const TOP_FIELDS = ['rules', 'namespace', 'operation', 'syntheticRefs', 'cluster', 'cases'];
-const CASE_FIELDS = [
+export const TOP_FIELDS = ['rules', 'namespace', 'operation', 'syntheticRefs', 'cluster', 'cases'];
+export const CASE_FIELDS = [
   'name',
   'resource',
   'oldResource',

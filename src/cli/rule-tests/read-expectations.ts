@@ -8,7 +8,7 @@ import type { CaseExpectations, ExpectedFailure } from './test-file.js';
 /** Reads a manifest given inline or as a file path (see the loader); undefined when invalid. */
 export type ManifestReader = (value: unknown, field: string) => JsonObject | undefined;
 
-const EXPECT_FIELDS = [
+export const EXPECT_FIELDS = [
   'patched',
   'patch',
   'noChange',
@@ -18,8 +18,8 @@ const EXPECT_FIELDS = [
   'failures',
   'applied',
 ];
-const OP_FIELDS = ['op', 'path', 'value'];
-const FAILURE_FIELDS = ['rule', 'field', 'code', 'message', 'failurePolicy'];
+export const OP_FIELDS = ['op', 'path', 'value'];
+export const FAILURE_FIELDS = ['rule', 'field', 'code', 'message', 'failurePolicy'];
 const CATALOG_CODES: ReadonlySet<string> = new Set(
   Object.values(errorCatalog).map((entry) => entry.code),
 );

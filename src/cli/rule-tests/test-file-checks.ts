@@ -13,7 +13,7 @@ export type ManifestReader = (
   kind: string | undefined,
 ) => JsonObject | undefined;
 
-const REF_FIELDS = ['namespace', 'node'];
+export const REF_FIELDS = ['namespace', 'node'];
 
 /**
  * `syntheticRefs` of a file or case: the Namespace and Node manifests, each optional, given

@@ -3,13 +3,14 @@ import { translatePattern } from './re2-translate.js';
 
 /**
  * The part of the native `re2` addon's API the engine uses (src/engine/regex.ts and the template
- * regex functions), on re2js, the pure-JavaScript port of RE2 (linear time, the same syntax): the
- * in-browser engine is bundled with this module in place of `re2`. It keeps the addon's
+ * regex functions), on re2js, the pure-JavaScript port of RE2 (linear time, the same syntax): what
+ * the engine runs when the addon is not installed, and always in the browser (re2-engine.ts). It
+ * keeps the addon's
  * behaviour: the same JavaScript-to-RE2 pattern translation (`\uXXXX`, `(?<name>`, `\p{Letter}`),
  * RegExp-like `exec` / `test` with `lastIndex` for a global (`g`) regex, match indexes in UTF-16
  * code units, and the C++ library's wording for syntax errors. Only the flags the engine passes
  * (`u`, `g`, and `i`, `m`, `s` for completeness) are understood; the corpus test
- * (re2-adapter.test.ts) checks it against the addon.
+ * (re2js-adapter.test.ts) checks it against the addon.
  */
 export default class RE2 {
   /** Where the next global search starts (RegExp semantics); ignored without the `g` flag. */

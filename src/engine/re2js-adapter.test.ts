@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import NativeRE2 from 're2';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../scripts/playground/build-page.js';
-import BrowserRE2 from './re2-adapter.js';
+import { REPO_ROOT } from '../../scripts/playground/build-page.js';
+import BrowserRE2 from './re2js-adapter.js';
 import { collectCorpus } from './regex-corpus.test-support.js';
 
 /** The RE2 operations the engine performs (src/engine/regex.ts, template regex functions). */

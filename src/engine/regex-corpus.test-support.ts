@@ -24,7 +24,7 @@ const YAML_KEY = /\b(?:matchRegex|targetNamespaceRegex)\s*:\s*(.+)$/gm;
 const TS_KEY =
   /\b(?:matchRegex|targetNamespaceRegex)\s*:\s*(?:'((?:\\.|[^'\\\n])*)'|"((?:\\.|[^"\\\n])*)")/g;
 /** This collector and the test that uses it name patterns only as examples. */
-const SELF = /src\/playground\/engine\/(regex-corpus|re2-adapter)/;
+const SELF = /src\/engine\/(regex-corpus|re2js-adapter)/;
 const SELECT_OPERAND = /[=!]~\s*(?:'((?:\\.|[^'\\\n])*)'|"((?:\\.|[^"\\\n])*)")/g;
 const TEMPLATE_PATTERN =
   /\bregex(?:Match|Find|FindAll|ReplaceAll|ReplaceAllLiteral|Split)\s+(?:\\?"((?:\\.|[^"\\\n])*?)\\?"|`([^`\n]*)`)/g;
