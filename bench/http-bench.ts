@@ -8,10 +8,12 @@
  * First, side by side (issue 38): the floor (bench/floor-server.ts: read, JSON.parse, answer
  * `allowed`) and `serve` with 10 and 1,000 rules, all pinned to the server core, loaded in turn per
  * object (Pod, 10 KB and 100 KB Deployment), BENCH_REPS times (default 3), BENCH_PHASE_MS each
- * (default 5000); ours is reported as a share of the floor, in req/s and in CPU per request. Then
+ * (default 5000); BENCH_BASELINE=<checkout> adds that checkout's serve with 1,000 rules (before and
+ * after in one run). Ours is reported as a share of the floor, in req/s and CPU per request. Then
  * the 1,000-rule server's open loop at 500 req/s, and a server with 10,000 rules (startup time, RSS
  * before any traffic and after a short load). Every phase is bounded by duration and request count.
  */
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { environment } from './lib/measure.js';
 import { objectPath, ruleSetDir, type ObjectName } from './lib/fixtures.js';
@@ -66,20 +68,22 @@ type Phase = { name: string; object: ObjectName } & Pick<
 async function startServer(
   label: string,
   rules: number | 'floor',
+  checkout = '.',
+  nodeArgs: readonly string[] = [],
 ): Promise<BenchServer & { readyMs: number }> {
   const t0 = performance.now();
   const args =
     rules === 'floor'
       ? ['dist/bench/floor-server.js']
       : [
-          'dist/src/cli/main.js',
+          join(checkout, 'dist/src/cli/main.js'),
           'serve',
           ...['--rules', ruleSetDir(rules), '--host', '127.0.0.1', '--port', '0'],
           ...['--cluster-namespace', CLUSTER_NAMESPACE, '--log-level', LOG_LEVEL],
           // Extra serve flags, e.g. BENCH_SERVE_ARGS='--helper-thread-nice 0' (comparisons only).
           ...(process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
         ];
-  const child = spawnPinned(process.execPath, args, SERVER_CPU, 'inherit');
+  const child = spawnPinned(process.execPath, [...nodeArgs, ...args], SERVER_CPU, 'inherit');
   try {
     // JSON logs (one line per applied patch at info) are read and dropped.
     const port = await awaitLine(child, listeningPort);
@@ -167,13 +171,34 @@ async function main(): Promise<void> {
   const floor = await startServer('floor (bare Node)', 'floor');
   const serve10 = await startServer('serve, 10 rules', 10);
   const serve1k = await startServer('serve, 1,000 rules', 1000);
-  const servers = [floor, serve10, serve1k];
+  // BENCH_BASELINE: another checkout (built with `npx tsc -p tsconfig.build.json`) whose serve
+  // joins the side-by-side phases with 1,000 rules: before and after in one run.
+  const baselineDir = process.env.BENCH_BASELINE;
+  const baseline =
+    baselineDir === undefined
+      ? []
+      : [await startServer('serve before (BENCH_BASELINE), 1,000 rules', 1000, baselineDir)];
+  // BENCH_SEMI_SPACE_MB: also serve with 1,000 rules under node --max-semi-space-size (memory).
+  const semi = process.env.BENCH_SEMI_SPACE_MB;
+  const semiSpace =
+    semi === undefined
+      ? []
+      : [
+          await startServer(`serve, 1,000 rules, --max-semi-space-size=${semi}`, 1000, '.', [
+            `--max-semi-space-size=${semi}`,
+          ]),
+        ];
+  const servers = [floor, serve10, serve1k, ...baseline, ...semiSpace];
   let side: string;
+  let idleRss: string;
   let main1k: ServerRun;
   let small: ServerRun;
   try {
     // RSS of the 1,000-rule server before traffic: the lowest over 10 s after startup.
     const idle1k = await runPhases(generator, serve1k, 1000, [], 10_000);
+    idleRss = servers
+      .map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`)
+      .join('; ');
     const rows = await sideBySide({
       servers,
       objects: ['pod-2kb', 'deployment-10kb', 'deployment-100kb'],
@@ -182,6 +207,7 @@ async function main(): Promise<void> {
       load: (spec) => load(generator, spec),
     });
     side = formatSideBySide(rows, floor.label);
+    idleRss += `\n\nRSS after the side-by-side load: ${servers.map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`).join('; ')}`;
     const after = await runPhases(
       generator,
       serve1k,
@@ -224,6 +250,8 @@ async function main(): Promise<void> {
     `Side by side with the floor (closed loop, 32 concurrent, ${String(reps)} interleaved runs of ${String(phaseMs)} ms per server and object):`,
     '',
     side,
+    '',
+    `RSS 10 s after startup, before traffic: ${idleRss}`,
     '',
     'kubemod-ts serve, AdmissionReview v1 CREATE in team-a, loopback HTTPS keep-alive:',
     '',
