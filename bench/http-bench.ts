@@ -5,10 +5,15 @@
  * load comes from the native generator bench/loadgen (Go, built by scripts/build-loadgen.sh),
  * pinned to CPU 1, sending the committed AdmissionReview bodies of bench/fixtures/objects.
  *
- * Servers: 1,000 rules (closed loop at 32 concurrent per object, open loop at 500 req/s), then
- * 10,000 rules and 10 rules (startup time, RSS before any traffic and after a short load). Every
- * phase is bounded by duration and request count.
+ * First, side by side (issue 38): the floor (bench/floor-server.ts: read, JSON.parse, answer
+ * `allowed`) and `serve` with 10 and 1,000 rules, all pinned to the server core, loaded in turn per
+ * object (Pod, 10 KB and 100 KB Deployment), BENCH_REPS times (default 3), BENCH_PHASE_MS each
+ * (default 5000); BENCH_BASELINE=<checkout> adds that checkout's serve with 1,000 rules (before and
+ * after in one run). Ours is reported as a share of the floor, in req/s and CPU per request. Then
+ * the 1,000-rule server's open loop at 500 req/s, and a server with 10,000 rules (startup time, RSS
+ * before any traffic and after a short load). Every phase is bounded by duration and request count.
  */
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { environment } from './lib/measure.js';
 import { objectPath, ruleSetDir, type ObjectName } from './lib/fixtures.js';
@@ -16,6 +21,7 @@ import { CLUSTER_NAMESPACE } from './lib/fixture-rules.js';
 import { buildLoadGenerator, type LoadReport, type LoadSpec } from './lib/load-spec.js';
 import { awaitLine, rssMb, spawnPinned, stop, TASKSET } from './lib/processes.js';
 import { atLeast, below, formatTargets } from './lib/targets.js';
+import { formatSideBySide, sideBySide, type BenchServer } from './lib/side-by-side.js';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -58,53 +64,78 @@ type Phase = { name: string; object: ObjectName } & Pick<
   'mode' | 'concurrency' | 'rate' | 'durationMs' | 'maxRequests'
 >;
 
+/** Starts `serve` with a rule set (or the floor server), pinned to the server core. */
+async function startServer(
+  label: string,
+  rules: number | 'floor',
+  checkout = '.',
+  nodeArgs: readonly string[] = [],
+): Promise<BenchServer & { readyMs: number }> {
+  const t0 = performance.now();
+  const args =
+    rules === 'floor'
+      ? ['dist/bench/floor-server.js']
+      : [
+          join(checkout, 'dist/src/cli/main.js'),
+          'serve',
+          ...['--rules', ruleSetDir(rules), '--host', '127.0.0.1', '--port', '0'],
+          ...['--cluster-namespace', CLUSTER_NAMESPACE, '--log-level', LOG_LEVEL],
+          // Extra serve flags, e.g. BENCH_SERVE_ARGS='--helper-thread-nice 0' (comparisons only).
+          ...(process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+        ];
+  const child = spawnPinned(process.execPath, [...nodeArgs, ...args], SERVER_CPU, 'inherit');
+  try {
+    // JSON logs (one line per applied patch at info) are read and dropped.
+    const port = await awaitLine(child, listeningPort);
+    return { label, process: child, port, readyMs: performance.now() - t0 };
+  } catch (err) {
+    await stop(child);
+    throw err;
+  }
+}
+
 async function withServer(
   generator: string,
   rules: number,
   phases: readonly Phase[],
   idleMs: number,
 ): Promise<ServerRun> {
-  const t0 = performance.now();
-  const server = spawnPinned(
-    process.execPath,
-    [
-      'dist/src/cli/main.js',
-      'serve',
-      ...['--rules', ruleSetDir(rules), '--host', '127.0.0.1', '--port', '0'],
-      ...['--cluster-namespace', CLUSTER_NAMESPACE, '--log-level', LOG_LEVEL],
-      // Extra serve flags, e.g. BENCH_SERVE_ARGS='--helper-thread-nice 0' (comparisons only).
-      ...(process.env.BENCH_SERVE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
-    ],
-    SERVER_CPU,
-    'inherit',
-  );
+  const server = await startServer(`serve, ${String(rules)} rules`, rules);
   try {
-    // JSON logs (one line per applied patch at info) are read and dropped.
-    const port = await awaitLine(server, listeningPort);
-    const readyMs = performance.now() - t0;
-    // Before any request: the lowest RSS over `idleMs` (V8's memory reducer returns what loading
-    // the rules left behind some seconds after start).
-    let idle = rssMb(server.pid);
-    for (let waited = 0; waited < idleMs; waited += 1000) {
-      await sleep(1000);
-      idle = Math.min(idle, rssMb(server.pid));
-    }
-    const rows: Row[] = [];
-    for (const phase of phases) {
-      const { name, object, ...rest } = phase;
-      const report = await load(generator, {
-        port,
-        path: '/dragnet-webhook',
-        method: 'POST',
-        bodyFile: objectPath(object, true),
-        ...rest,
-      });
-      if (!name.startsWith('warm-up')) rows.push({ name, report });
-    }
-    return { rules, readyMs, rssMb: rssMb(server.pid), idleRssMb: idle, rows };
+    return await runPhases(generator, server, rules, phases, idleMs);
   } finally {
-    await stop(server);
+    await stop(server.process);
   }
+}
+
+async function runPhases(
+  generator: string,
+  server: BenchServer & { readyMs: number },
+  rules: number,
+  phases: readonly Phase[],
+  idleMs: number,
+): Promise<ServerRun> {
+  const pid = server.process.pid;
+  // Before any request: the lowest RSS over `idleMs` (V8's memory reducer returns what loading
+  // the rules left behind some seconds after start).
+  let idle = rssMb(pid);
+  for (let waited = 0; waited < idleMs; waited += 1000) {
+    await sleep(1000);
+    idle = Math.min(idle, rssMb(pid));
+  }
+  const rows: Row[] = [];
+  for (const phase of phases) {
+    const { name, object, ...rest } = phase;
+    const report = await load(generator, {
+      port: server.port,
+      path: '/dragnet-webhook',
+      method: 'POST',
+      bodyFile: objectPath(object, true),
+      ...rest,
+    });
+    if (!name.startsWith('warm-up')) rows.push({ name, report });
+  }
+  return { rules, readyMs: server.readyMs, rssMb: rssMb(pid), idleRssMb: idle, rows };
 }
 
 function closed(object: ObjectName, durationMs: number): Phase {
@@ -135,27 +166,74 @@ async function main(): Promise<void> {
     maxRequests: 5000,
   };
   const generator = buildLoadGenerator();
-  const main1k = await withServer(
-    generator,
-    1000,
-    [
-      warmUp,
-      closed('deployment-10kb', 8000),
-      open500,
-      { ...closed('pod-2kb', 2000), name: 'warm-up pod' },
-      closed('pod-2kb', 8000),
-      closed('service-2kb', 5000),
-      closed('deployment-100kb', 5000),
-    ],
-    0,
-  );
+  const reps = Number(process.env.BENCH_REPS ?? 3);
+  const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 5000);
+  const floor = await startServer('floor (bare Node)', 'floor');
+  const serve10 = await startServer('serve, 10 rules', 10);
+  const serve1k = await startServer('serve, 1,000 rules', 1000);
+  // BENCH_BASELINE: another checkout (built with `npx tsc -p tsconfig.build.json`) whose serve
+  // joins the side-by-side phases with 1,000 rules: before and after in one run.
+  const baselineDir = process.env.BENCH_BASELINE;
+  const baseline =
+    baselineDir === undefined
+      ? []
+      : [await startServer('serve before (BENCH_BASELINE), 1,000 rules', 1000, baselineDir)];
+  // BENCH_SEMI_SPACE_MB: also serve with 1,000 rules under node --max-semi-space-size (memory).
+  const semi = process.env.BENCH_SEMI_SPACE_MB;
+  const semiSpace =
+    semi === undefined
+      ? []
+      : [
+          await startServer(`serve, 1,000 rules, --max-semi-space-size=${semi}`, 1000, '.', [
+            `--max-semi-space-size=${semi}`,
+          ]),
+        ];
+  const servers = [floor, serve10, serve1k, ...baseline, ...semiSpace];
+  let side: string;
+  let idleRss: string;
+  let main1k: ServerRun;
+  let small: ServerRun;
+  try {
+    // RSS of the 1,000-rule server before traffic: the lowest over 10 s after startup.
+    const idle1k = await runPhases(generator, serve1k, 1000, [], 10_000);
+    idleRss = servers
+      .map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`)
+      .join('; ');
+    const rows = await sideBySide({
+      servers,
+      objects: ['pod-2kb', 'deployment-10kb', 'deployment-100kb'],
+      reps,
+      durationMs: phaseMs,
+      load: (spec) => load(generator, spec),
+    });
+    side = formatSideBySide(rows, floor.label);
+    idleRss += `\n\nRSS after the side-by-side load: ${servers.map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`).join('; ')}`;
+    const after = await runPhases(
+      generator,
+      serve1k,
+      1000,
+      [
+        warmUp,
+        closed('deployment-10kb', 8000),
+        open500,
+        { ...closed('pod-2kb', 2000), name: 'warm-up pod' },
+        closed('pod-2kb', 8000),
+        closed('service-2kb', 5000),
+        closed('deployment-100kb', 5000),
+      ],
+      0,
+    );
+    main1k = { ...after, idleRssMb: idle1k.idleRssMb };
+    small = await runPhases(generator, serve10, 10, [closed('deployment-10kb', 5000)], 0);
+  } finally {
+    for (const server of servers) await stop(server.process);
+  }
   const big = await withServer(
     generator,
     10_000,
     [warmUp, closed('deployment-10kb', 5000)],
     45_000,
   );
-  const small = await withServer(generator, 10, [warmUp, closed('deployment-10kb', 5000)], 45_000);
   const runs = [main1k, big, small];
 
   const find = (name: string): LoadReport | undefined =>
@@ -169,6 +247,12 @@ async function main(): Promise<void> {
   const out = [
     `HTTP benchmarks — ${environment()}; ${pinned}; log level ${LOG_LEVEL}.`,
     '',
+    `Side by side with the floor (closed loop, 32 concurrent, ${String(reps)} interleaved runs of ${String(phaseMs)} ms per server and object):`,
+    '',
+    side,
+    '',
+    `RSS 10 s after startup, before traffic: ${idleRss}`,
+    '',
     'kubemod-ts serve, AdmissionReview v1 CREATE in team-a, loopback HTTPS keep-alive:',
     '',
     '| rules | scenario | requests | errors | req/s | p50 ms | p90 ms | p99 ms | max ms |',
@@ -177,11 +261,11 @@ async function main(): Promise<void> {
     '',
     'Server process (startup = spawn until listening: Node start, loading and compiling the rules):',
     '',
-    '| rules | startup ms | RSS before traffic MB (lowest over 45 s) | RSS after the load MB |',
+    '| rules | startup ms | RSS before traffic MB (lowest over 45 s; 1,000 rules: 10 s) | RSS after the load MB |',
     '| ---: | ---: | ---: | ---: |',
     ...runs.map(
       (r) =>
-        `| ${r.rules.toLocaleString('en-US')} | ${r.readyMs.toFixed(0)} | ${r.rules === 1000 ? '–' : r.idleRssMb.toFixed(0)} | ${r.rssMb.toFixed(0)} |`,
+        `| ${r.rules.toLocaleString('en-US')} | ${r.readyMs.toFixed(0)} | ${r.rules === 10 ? '–' : r.idleRssMb.toFixed(0)} | ${r.rssMb.toFixed(0)} |`,
     ),
     '',
     'Targets:',

@@ -15,7 +15,52 @@ function depthOf(value: unknown): number {
   return deepest;
 }
 
+/** The scan as it was before strings were skipped with indexOf: one character at a time. */
+function charByCharDepth(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > stopAbove) return deepest;
+      }
+    } else if (c === '}' || c === ']') depth--;
+  }
+  return deepest;
+}
+
 describe('jsonNestingDepth', () => {
+  it('agrees with the character-at-a-time scan on any text (escapes, unterminated strings)', () => {
+    const text = fc
+      .array(fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ',', '\\"', '\\\\'), {
+        maxLength: 200,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 8 }), (t, stop) => {
+        expect(jsonNestingDepth(t)).toBe(charByCharDepth(t));
+        expect(jsonNestingDepth(t, stop)).toBe(charByCharDepth(t, stop));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('skips escaped quotes and runs of backslashes inside strings', () => {
+    expect(jsonNestingDepth('["a\\"[[", "b\\\\", [1]]')).toBe(2);
+    expect(jsonNestingDepth('["\\\\\\"[[[["]')).toBe(1);
+    expect(jsonNestingDepth('["never ends [[[')).toBe(1);
+  });
+
   it('counts arrays and objects, not brackets inside strings', () => {
     expect(jsonNestingDepth('{"a":[1,{"b":"[[[{{{"}]}')).toBe(3);
     expect(jsonNestingDepth('"\\"[[["')).toBe(0);

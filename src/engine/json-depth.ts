@@ -20,22 +20,20 @@ export function exceedsJsonDepth(text: string, maxDepth: number = MAX_JSON_DEPTH
 
 /**
  * The deepest nesting in a JSON text, or `stopAbove + 1` as soon as it goes deeper than
- * `stopAbove`. One pass over the characters, no allocation; brackets inside strings do not count. The
- * text need not be valid JSON (JSON.parse judges that afterwards).
+ * `stopAbove`. One pass over the text, no allocation; brackets inside strings do not count. The
+ * text need not be valid JSON (JSON.parse judges that afterwards). Strings, most of a Kubernetes
+ * object's bytes, are skipped with indexOf (native) rather than a character at a time: the scan of
+ * every admission body costs a fraction of its JSON.parse.
  */
 export function jsonNestingDepth(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
     const byte = text.charCodeAt(i);
-    if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-      continue;
-    }
     if (byte === QUOTE) {
-      inString = true;
+      i = closingQuote(text, i);
+      if (i === -1) return deepest;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth++;
       if (depth > deepest) {
@@ -47,4 +45,19 @@ export function jsonNestingDepth(text: string, stopAbove = Number.POSITIVE_INFIN
     }
   }
   return deepest;
+}
+
+/**
+ * The index of the quote that ends the string opened at `open` (a quote preceded by an even run
+ * of backslashes inside the string), or -1 when the string never ends.
+ */
+function closingQuote(text: string, open: number): number {
+  let quote = text.indexOf('"', open + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    for (let j = quote - 1; j > open && text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
 }

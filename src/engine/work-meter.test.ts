@@ -24,6 +24,27 @@ function kindOf(work: () => unknown): string {
 }
 
 describe('WorkMeter', () => {
+  it('says whether a time backstop has started: not before its first look at the clock', () => {
+    let reads = 0;
+    const meter = new WorkMeter({}, () => {
+      reads += 1;
+      return 0;
+    });
+    expect(meter.timing).toBe(false);
+    meter.beginRule('ns', 'ns/small');
+    meter.charge(100);
+    meter.endRule();
+    // A small rule never reads the clock, so a pause after it has nothing to subtract.
+    expect([meter.timing, reads]).toEqual([false, 0]);
+    meter.beginRule('ns', 'ns/large');
+    meter.charge(5000);
+    expect(meter.timing).toBe(true);
+    meter.endRule();
+    expect(reads).toBeGreaterThan(0);
+    meter.charge(5000);
+    expect(meter.timing).toBe(true);
+  });
+
   it('stops at a heap ceiling, looked at with the clock and before one large value', () => {
     let used = 0;
     const looks: number[] = [];

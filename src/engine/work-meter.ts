@@ -101,6 +101,15 @@ export class WorkMeter {
     if (bytes >= LARGE_BYTES && this.limits.heap?.reached(2 * bytes) === true) this.stop('memory');
   }
 
+  /**
+   * Whether a time backstop has started (some scope has looked at the clock): only then does time
+   * spent paused between slices need subtracting (evaluateSliced). A request whose rules stay
+   * under CLOCK_EVERY units each never reads the clock, paused or not.
+   */
+  get timing(): boolean {
+    return !Number.isNaN(this.deadline) || !Number.isNaN(this.outerDeadline);
+  }
+
   /** Units left in the current scope (a rule, or the request outside rules). */
   get left(): number {
     return Math.max(0, this.remaining);

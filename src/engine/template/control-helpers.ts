@@ -4,6 +4,7 @@ import { formatValue } from './go-print.js';
 import { fieldChain, goTruthy, isMap, keysToSort } from './go-values.js';
 import {
   renderStateOf,
+  helperOptionsOf,
   splitHelperArgs,
   VarCell,
   whereOf,
@@ -94,17 +95,18 @@ export function controlHelpers(): Record<string, Helper> {
       const { args } = splitHelperArgs(raw);
       return BigInt(String(args[0]));
     },
+    // `base name…` then the options: the names are read in place, no argument copies.
     _field: (...raw) => {
-      const { args, options } = splitHelperArgs(raw);
-      const [base, ...names] = args;
+      const options = helperOptionsOf(raw);
+      const base = raw.length > 1 ? raw[0] : undefined;
       if (base instanceof Fault) return base;
-      return guarded(options, () => fieldChain(base, names.map(String)));
+      return guarded(options, () => fieldChain(base, raw, 1, raw.length - 1));
     },
     _dfield: (...raw) => {
-      const { args, options } = splitHelperArgs(raw);
-      const [base, ...names] = args;
+      const options = helperOptionsOf(raw);
+      const base = raw.length > 1 ? raw[0] : undefined;
       if (base instanceof Fault) return base;
-      return guarded(options, () => dig(fieldChain(base, names.map(String))));
+      return guarded(options, () => dig(fieldChain(base, raw, 1, raw.length - 1)));
     },
     _dig: (...raw) => {
       const { args } = splitHelperArgs(raw);

@@ -62,10 +62,19 @@ export function ownValue(map: GoMap, key: string): unknown {
   return Object.hasOwn(map, key) ? map[key] : undefined;
 }
 
-/** Evaluates `.a.b.c` on a value with Go's rules for map[string]interface{}. */
-export function fieldChain(receiver: unknown, names: readonly string[]): unknown {
+/**
+ * Evaluates `.a.b.c` on a value with Go's rules for map[string]interface{}: the names are
+ * `names[from]` up to (without) `names[to]`, as strings (a helper passes its own arguments).
+ */
+export function fieldChain(
+  receiver: unknown,
+  names: readonly unknown[],
+  from = 0,
+  to = names.length,
+): unknown {
   let current = receiver;
-  for (const name of names) {
+  for (let i = from; i < to; i++) {
+    const name = String(names[i]);
     if (current === undefined) return undefined; // missing key: Go keeps "no value"
     if (current === null) throw renderError(`nil pointer evaluating interface {}.${name}`);
     if (!isMap(current))

@@ -18,11 +18,19 @@ export function splitHelperArgs(raw: readonly unknown[]): {
   args: unknown[];
   options: HelperOptions;
 } {
+  return { args: raw.slice(0, -1), options: helperOptionsOf(raw) };
+}
+
+/**
+ * The options object of a handlebars helper call (always last), without copying the arguments:
+ * for the helpers every field access runs through (_field), where the copies were most of the cost.
+ */
+export function helperOptionsOf(raw: readonly unknown[]): HelperOptions {
   const last = raw[raw.length - 1];
   if (!isRecord(last) || (typeof last.fn !== 'function' && !('hash' in last))) {
     throw new TypeError('helper called without handlebars options');
   }
-  return { args: raw.slice(0, -1), options: last as unknown as HelperOptions };
+  return last as unknown as HelperOptions;
 }
 
 export function renderStateOf(options: HelperOptions): RenderState {
