@@ -125,6 +125,13 @@ export function valueDefinitions(facts: ConfigFacts): ValueDefinition[] {
       schema: { type: 'string', pattern: '^(https://[^/\\s]+/?)?$' },
     },
     {
+      path: 'webhook.failurePolicy',
+      description:
+        "The dragnet webhook's failurePolicy. Ignore (KubeMod's): while no operator answers, objects are admitted unchecked. Fail: they are refused; the only setting under which a crashed replica lets nothing through (BENCHMARKS.md, docs/failure-policy.md).",
+      default: 'Ignore',
+      schema: { type: 'string', enum: ['Ignore', 'Fail'] },
+    },
+    {
       path: 'namespace.create',
       description:
         'Render the release namespace, labelled admission.kubemod.io/ignore=true. Set false with `helm install --create-namespace`; the webhooks then skip the release namespace by name.',

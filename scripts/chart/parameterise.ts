@@ -182,6 +182,9 @@ function edit(
       deployment(found, copy, slots);
       break;
     case 'MutatingWebhookConfiguration':
+      dragnetWebhook({ source: found.source, object: copy }).failurePolicy = slots.inline(
+        '{{ .Values.webhook.failurePolicy }}',
+      );
       dragnetWebhook({ source: found.source, object: copy }).rules = slots.block(
         (indent) =>
           `\n${' '.repeat(indent)}{{- toYaml .Values.targetResources | nindent ${String(indent)} }}`,

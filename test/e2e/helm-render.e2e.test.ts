@@ -280,6 +280,14 @@ describe('the Helm chart, rendered', () => {
       },
     },
     {
+      name: 'webhook.failurePolicy=Fail, for the dragnet webhook only',
+      values: { 'webhook.failurePolicy': 'Fail' },
+      check: (o: BundleObject[]): void => {
+        expect(webhook(o, 'dragnet.kubemod.io')).toMatchObject({ failurePolicy: 'Fail' });
+        expect(webhook(o, 'podbinding.kubemod.io')).toMatchObject({ failurePolicy: 'Ignore' });
+      },
+    },
+    {
       name: 'monitoring, with extra labels; Prometheus and Grafana templates kept as they are',
       values: {
         'monitoring.prometheusRule.enabled': true,
@@ -322,6 +330,10 @@ describe('the Helm chart, rendered', () => {
       error: /at '\/webhook\/urlBase': 'http:\/\/insecure:80' does not match pattern/,
     },
     { values: { logLevel: 'loud' }, error: /at '\/logLevel': value must be one of 'fatal'/ },
+    {
+      values: { 'webhook.failurePolicy': 'Deny' },
+      error: /at '\/webhook\/failurePolicy': value must be one of 'Ignore', 'Fail'/,
+    },
     {
       values: { 'image.digest': 'latest' },
       error: /at '\/image\/digest': 'latest' does not match pattern/,
