@@ -37,7 +37,8 @@ describe('virtual:recipes', () => {
   it('bundles every recipe by name: recipe.yaml fields and the other files as text', async () => {
     dir = await mkdtemp(join(tmpdir(), 'kubemod-recipes-'));
     await recipe(dir, 'b-update', {
-      'recipe.yaml': 'title: Second\ndescription: " On update. "\noperation: UPDATE\n',
+      'recipe.yaml':
+        'title: Second\ndescription: " On update. "\noperation: UPDATE\ncategory: Labels and annotations\n',
       'modrules.yaml': 'kind: ModRule # b\n',
       'resource.yaml': 'kind: Pod\n',
       'refs.yaml': 'namespace:\n  kind: Namespace\n',
@@ -45,31 +46,34 @@ describe('virtual:recipes', () => {
       'cluster.yaml': 'kind: ConfigMap # cluster\n',
     });
     await recipe(dir, 'a-create', {
-      'recipe.yaml': 'title: First\ndescription: Adds a label.\n',
+      'recipe.yaml': 'title: First\ndescription: Adds a label.\ncategory: Security\n',
       'modrules.yaml': 'kind: ModRule # a\n',
       'resource.yaml': 'kind: Deployment\n',
       'kubemod-test.yaml': 'tests: []\n',
     });
     await recipe(dir, 'not-a-recipe', { 'modrules.yaml': 'kind: ModRule\n' });
     const expected = [
-      {
-        name: 'a-create',
-        title: 'First',
-        description: 'Adds a label.',
-        operation: 'CREATE',
-        modrules: 'kind: ModRule # a\n',
-        resource: 'kind: Deployment\n',
-      },
+      // By category (in RECIPE_CATEGORIES' order) before name.
       {
         name: 'b-update',
         title: 'Second',
         description: 'On update.',
+        category: 'Labels and annotations',
         operation: 'UPDATE',
         modrules: 'kind: ModRule # b\n',
         resource: 'kind: Pod\n',
         refs: 'namespace:\n  kind: Namespace\n',
         old: 'kind: Pod # old\n',
         cluster: 'kind: ConfigMap # cluster\n',
+      },
+      {
+        name: 'a-create',
+        title: 'First',
+        description: 'Adds a label.',
+        category: 'Security',
+        operation: 'CREATE',
+        modrules: 'kind: ModRule # a\n',
+        resource: 'kind: Deployment\n',
       },
     ];
     expect(await readRecipes(dir)).toEqual(expected);
@@ -83,14 +87,18 @@ describe('virtual:recipes', () => {
   it('fails the build naming the file and field of a bad recipe', async () => {
     dir = await mkdtemp(join(tmpdir(), 'kubemod-recipes-'));
     await recipe(dir, 'bad', {
-      'recipe.yaml': 'title: Bad\ndescription: x\noperation: PATCH\n',
+      'recipe.yaml': 'title: Bad\ndescription: x\noperation: PATCH\ncategory: Images\n',
       'modrules.yaml': '',
       'resource.yaml': '',
     });
     await expect(readRecipes(dir)).rejects.toThrow(
       `${join(dir, 'bad', 'recipe.yaml')}: operation must be one of CREATE, UPDATE, DELETE`,
     );
-    await recipe(dir, 'bad', { 'recipe.yaml': 'title: Bad\n' });
+    await recipe(dir, 'bad', { 'recipe.yaml': 'title: Bad\ndescription: x\ncategory: Misc\n' });
+    await expect(readRecipes(dir)).rejects.toThrow(
+      `${join(dir, 'bad', 'recipe.yaml')}: category must be one of Labels and annotations, Images,`,
+    );
+    await recipe(dir, 'bad', { 'recipe.yaml': 'title: Bad\ncategory: Images\n' });
     await expect(readRecipes(dir)).rejects.toThrow('description must be a non-empty string');
     await expect(bundledRecipes(dir)).rejects.toThrow('description must be a non-empty string');
   });
