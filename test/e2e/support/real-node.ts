@@ -81,8 +81,23 @@ export interface InstalledBundle {
   stopRegistry(): Promise<void>;
 }
 
-/** Pushes dist/image to a loopback registry in the node, pins bundle.yaml, applies it. */
-export async function installReleasedBundle(): Promise<InstalledBundle> {
+/** The release image as pushed to the loopback registry in the node. */
+export interface PushedImage {
+  /** The index digest (what the release pins). */
+  readonly digest: string;
+  /** The manifest digest of the image (dist/image/digest.txt). */
+  readonly manifestDigest: string;
+  /** A scratch directory (the registry's log, the crane wrapper). */
+  readonly dir: string;
+  readonly registry: ManagedProcess;
+  stopRegistry(): Promise<void>;
+}
+
+/**
+ * Pushes dist/image with the release's scripts to a registry on the node's loopback and points
+ * containerd's "ghcr.io" at it, so `ghcr.io/kubemod-ts/kubemod-ts@<digest>` pulls from there.
+ */
+export async function pushReleaseImage(): Promise<PushedImage> {
   if (!existsSync(join(IMAGE_DIR, 'digest.txt'))) {
     throw new Error(`${IMAGE_DIR}/digest.txt is missing: run npm run image first`);
   }
@@ -138,6 +153,13 @@ export async function installReleasedBundle(): Promise<InstalledBundle> {
     join(hostsDir, 'hosts.toml'),
     registryMirrorHosts('ghcr.io', `http://127.0.0.1:${String(REGISTRY_PORT)}`),
   );
+  return { digest, manifestDigest, dir, registry, stopRegistry };
+}
+
+/** Pushes dist/image to a loopback registry in the node, pins bundle.yaml, applies it. */
+export async function installReleasedBundle(): Promise<InstalledBundle> {
+  const pushed = await pushReleaseImage();
+  const { digest, manifestDigest, dir, registry } = pushed;
   const bundlePath = join(dir, 'bundle.yaml');
   await run('npx', [
     'tsx',
@@ -155,7 +177,7 @@ export async function installReleasedBundle(): Promise<InstalledBundle> {
     bundlePath,
     bundleText: readFileSync(bundlePath, 'utf8'),
     registry,
-    stopRegistry,
+    stopRegistry: () => pushed.stopRegistry(),
   };
 }
 
