@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds the pinned kube-apiserver, kube-controller-manager, kube-scheduler and etcd used by the
 # e2e control plane (test/cluster/*), the way controller-runtime's envtest ships them, but from Go
-# modules instead of release tarballs. The three Kubernetes binaries come from one wrapper module
-# (test/cluster/kube-apiserver/go.mod, one `tool` line each), so they share one pinned version.
+# modules instead of release tarballs. The three Kubernetes binaries come from the wrapper module
+# of one Kubernetes version (test/cluster/kubernetes/<version>/go.mod, one `tool` line each; the
+# real node's kubelet and kube-proxy come from the same module, scripts/build-node.sh).
+#
+# The version: $KUBEMOD_K8S_VERSION (e.g. v1.35.4) if set, else the newest module under
+# test/cluster/kubernetes/ (scripts/kubernetes-version.sh).
 #
 # Binaries are cached under
 #   ${XDG_CACHE_HOME:-~/.cache}/kubemod-ts/control-plane/<k8s-version>-<etcd-version>-<inputs>/bin/
@@ -12,11 +16,12 @@
 # directory. (Go's own build cache also follows XDG_CACHE_HOME: pointing it at an empty
 # directory measures a cold build.)
 #
-# Usage: bash scripts/build-control-plane.sh [--force]
+# Usage: [KUBEMOD_K8S_VERSION=v1.x.y] bash scripts/build-control-plane.sh [--force]
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-apiserver_mod="$repo/test/cluster/kube-apiserver"
+. "$repo/scripts/kubernetes-version.sh"
+apiserver_mod="$(kubernetes_module_dir build-control-plane)" || exit 1
 etcd_mod="$repo/test/cluster/etcd"
 force=false
 if [ "${1:-}" = "--force" ]; then force=true; fi
@@ -30,7 +35,7 @@ module_version() { # <go.mod> <module path>
 k8s_version="$(module_version "$apiserver_mod/go.mod" k8s.io/kubernetes)"
 etcd_version="$(module_version "$etcd_mod/go.mod" go.etcd.io/etcd/server/v3)"
 if [ -z "$k8s_version" ] || [ -z "$etcd_version" ]; then
-  log "cannot read pinned versions from test/cluster/*/go.mod"
+  log "cannot read pinned versions from $apiserver_mod/go.mod and $etcd_mod/go.mod"
   exit 1
 fi
 

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # Builds what the harness's real node (test/cluster/real-node.ts) needs beyond Debian's packages
 # (containerd, runc, CNI plugins, iptables: scripts/install-node-tools.sh):
-#   bin/kubelet, bin/kube-proxy  from test/cluster/node/go.mod (one `tool` line each), the same
-#                                Kubernetes version as the control plane's module
+#   bin/kubelet, bin/kube-proxy  from test/cluster/kubernetes/<version>/go.mod (the wrapper module
+#                                the control plane is built from too). The version:
+#                                $KUBEMOD_NODE_K8S_VERSION, else $KUBEMOD_K8S_VERSION, else the
+#                                newest module (scripts/kubernetes-version.sh)
 #   pause.tar                    the Pod sandbox image: test/cluster/node/pause (a static Go
-#                                program) in an OCI archive made with umoci, named
+#                                program, module test/cluster/node) in an OCI archive made with umoci, named
 #                                localhost/kubemod-ts/pause:harness for `ctr images import`
 #
 # Cached under ${XDG_CACHE_HOME:-~/.cache}/kubemod-ts/node/<k8s-version>-<inputs>/, keyed by the
-# pinned version plus a hash of the inputs (the module's go.mod/go.sum, the pause program and this
+# pinned version plus a hash of the inputs (the modules' go.mod/go.sum, the pause program and this
 # script), like scripts/build-control-plane.sh. The last line printed on stdout is that directory.
 #
-# Usage: bash scripts/build-node.sh [--force]
+# Usage: [KUBEMOD_NODE_K8S_VERSION=v1.x.y] bash scripts/build-node.sh [--force]
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 node_mod="$repo/test/cluster/node"
+. "$repo/scripts/kubernetes-version.sh"
+kube_mod="$(kubernetes_module_dir build-node "${KUBEMOD_NODE_K8S_VERSION:-}")" || exit 1
 force=false
 if [ "${1:-}" = "--force" ]; then force=true; fi
 
@@ -26,12 +30,12 @@ log() { echo "build-node: $*" >&2; }
 bash "$repo/scripts/install-node-tools.sh"
 
 PAUSE_IMAGE=localhost/kubemod-ts/pause:harness
-k8s_version="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "$node_mod/go.mod")"
+k8s_version="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { print $2; exit }' "$kube_mod/go.mod")"
 [ -n "$k8s_version" ] || {
-  log "cannot read the pinned k8s.io/kubernetes version from $node_mod/go.mod"
+  log "cannot read the pinned k8s.io/kubernetes version from $kube_mod/go.mod"
   exit 1
 }
-inputs_hash="$(cat "$node_mod/go.mod" "$node_mod/go.sum" "$node_mod/pause/main.go" \
+inputs_hash="$(cat "$kube_mod/go.mod" "$kube_mod/go.sum" "$node_mod/go.mod" "$node_mod/pause/main.go" \
   "${BASH_SOURCE[0]}" | sha256sum | cut -c1-16)"
 target="${XDG_CACHE_HOME:-$HOME/.cache}/kubemod-ts/node/$k8s_version-$inputs_hash"
 stamp="$target/inputs.sha256"
@@ -64,7 +68,7 @@ ldflags="$ldflags -X $pkg.gitTreeState=clean -X $pkg.buildDate=$(date -u +%Y-%m-
 
 log "building kubelet, kube-proxy $k8s_version ($(go version | cut -d' ' -f3))"
 start=$SECONDS
-(cd "$node_mod" && go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$staging/bin/" \
+(cd "$kube_mod" && go build -mod=readonly -trimpath -ldflags "$ldflags" -o "$staging/bin/" \
   k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
 log "kubelet, kube-proxy built in $((SECONDS - start))s"
 

@@ -28,6 +28,9 @@ export function kubeApiserverArgs(
   return [
     `--advertise-address=${host}`,
     `--bind-address=${host}`,
+    // kube-apiserver 1.37 refuses a loopback advertise address with an endpoint reconciler; the
+    // loopback harness has no Pods that need the `kubernetes` Service's endpoints.
+    ...(network === undefined ? ['--endpoint-reconciler-type=none'] : []),
     `--secure-port=${String(port)}`,
     `--etcd-servers=${etcdUrl}`,
     `--cert-dir=${join(dir, 'apiserver-certs')}`,

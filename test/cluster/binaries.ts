@@ -2,6 +2,12 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  availableKubernetesVersions,
+  chooseKubernetesVersions,
+  kubernetesVersionsEnv,
+  type KubernetesVersions,
+} from './kubernetes-versions.js';
 
 /** Absolute paths of the control-plane executables. */
 export interface ControlPlaneBinaries {
@@ -59,23 +65,26 @@ export function binariesIn(binDir: string): ControlPlaneBinaries {
 }
 
 /**
- * Locates the control-plane binaries: `$KUBEMOD_CONTROL_PLANE_BIN` if set, otherwise the cache of
- * scripts/build-control-plane.sh, which is run (a few milliseconds when warm; a long Go build
- * when cold, with its progress on our stderr).
+ * The Kubernetes versions this process runs the harness at, from `$KUBEMOD_K8S_VERSION` and
+ * `$KUBEMOD_NODE_K8S_VERSION` (test/cluster/kubernetes-versions.ts; default: the newest wrapper
+ * module). The one place the harness reads them; the build scripts get them passed explicitly.
  */
-export async function resolveControlPlaneBinaries(): Promise<ControlPlaneBinaries> {
-  const fromEnv = process.env[CONTROL_PLANE_BIN_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') {
-    return binariesIn(fromEnv);
-  }
-  const binDir = await runBuildScript();
-  return binariesIn(binDir);
+export function selectedKubernetesVersions(): KubernetesVersions {
+  const modulesRoot = join(repoRoot(), 'test', 'cluster', 'kubernetes');
+  return chooseKubernetesVersions(availableKubernetesVersions(modulesRoot), process.env);
 }
 
-function runBuildScript(): Promise<string> {
-  const script = join(repoRoot(), 'scripts', 'build-control-plane.sh');
+/**
+ * Runs one of the harness's build scripts (scripts/build-*.sh) for `versions`; resolves the last
+ * line of its stdout (the directory it built or found cached). Progress goes to our stderr.
+ */
+export function runBuildScript(name: string, versions: KubernetesVersions): Promise<string> {
+  const script = join(repoRoot(), 'scripts', name);
   return new Promise<string>((resolve, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('bash', [script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...kubernetesVersionsEnv(versions) },
+    });
     let stdout = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
@@ -83,12 +92,27 @@ function runBuildScript(): Promise<string> {
     });
     child.once('error', reject);
     child.once('close', (code) => {
-      const binDir = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && binDir !== '') {
-        resolve(binDir);
+      const last = stdout.trim().split('\n').pop() ?? '';
+      if (code === 0 && last !== '') {
+        resolve(last);
       } else {
         reject(new Error(`${script} failed with exit code ${String(code)}`));
       }
     });
   });
+}
+
+/**
+ * Locates the control-plane binaries: `$KUBEMOD_CONTROL_PLANE_BIN` if set, otherwise the cache of
+ * scripts/build-control-plane.sh for `versions.controlPlane`, which is run (a few milliseconds
+ * when warm; a long Go build when cold, with its progress on our stderr).
+ */
+export async function resolveControlPlaneBinaries(
+  versions: KubernetesVersions = selectedKubernetesVersions(),
+): Promise<ControlPlaneBinaries> {
+  const fromEnv = process.env[CONTROL_PLANE_BIN_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    return binariesIn(fromEnv);
+  }
+  return binariesIn(await runBuildScript('build-control-plane.sh', versions));
 }

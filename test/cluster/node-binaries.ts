@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './binaries.js';
+import { runBuildScript, selectedKubernetesVersions } from './binaries.js';
+import type { KubernetesVersions } from './kubernetes-versions.js';
 import { CNI_BIN_DIR } from './node-config.js';
 
 /** What a real node runs: kubelet, kube-proxy, the pause image (built here) and host tools. */
@@ -81,26 +82,14 @@ function fromDir(dir: string): NodeBinaries {
 }
 
 /**
- * `$KUBEMOD_NODE_DIR` if set, otherwise the cache of scripts/build-node.sh, which is run (quick
- * when warm; a Go build of kubelet and kube-proxy when cold, its progress on our stderr).
+ * `$KUBEMOD_NODE_DIR` if set, otherwise the cache of scripts/build-node.sh for `versions.node`,
+ * which is run (quick when warm; a Go build of kubelet and kube-proxy when cold, its progress on
+ * our stderr).
  */
-export async function resolveNodeBinaries(): Promise<NodeBinaries> {
+export async function resolveNodeBinaries(
+  versions: KubernetesVersions = selectedKubernetesVersions(),
+): Promise<NodeBinaries> {
   const fromEnv = process.env[NODE_DIR_ENV];
   if (fromEnv !== undefined && fromEnv !== '') return fromDir(fromEnv);
-  const script = join(repoRoot(), 'scripts', 'build-node.sh');
-  const dir = await new Promise<string>((resolve, reject) => {
-    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code === 0 && last !== '') resolve(last);
-      else reject(new Error(`${script} failed with exit code ${String(code)}`));
-    });
-  });
-  return fromDir(dir);
+  return fromDir(await runBuildScript('build-node.sh', versions));
 }

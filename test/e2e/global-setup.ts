@@ -1,5 +1,7 @@
 import type { TestProject } from 'vitest/node';
+import { resolveControlPlaneBinaries, selectedKubernetesVersions } from '../cluster/binaries.js';
 import { startControlPlane } from '../cluster/control-plane.js';
+import type { KubernetesVersions } from '../cluster/kubernetes-versions.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,6 +17,11 @@ declare module 'vitest' {
      * Pods to; empty for an external cluster.
      */
     harnessNodes: string[];
+    /**
+     * The Kubernetes versions the local harness runs ($KUBEMOD_K8S_VERSION,
+     * $KUBEMOD_NODE_K8S_VERSION; default the newest supported); undefined for an external cluster.
+     */
+    kubernetesVersions: KubernetesVersions | undefined;
   }
 }
 
@@ -30,16 +37,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('kubeconfig', external);
     project.provide('localControlPlane', false);
     project.provide('harnessNodes', []);
+    project.provide('kubernetesVersions', undefined);
     return () => Promise.resolve();
   }
-  const controlPlane = await startControlPlane({ controllers: true });
+  const versions = selectedKubernetesVersions();
+  const binaries = await resolveControlPlaneBinaries(versions);
+  const controlPlane = await startControlPlane({ controllers: true, binaries });
   console.log(
-    `[e2e] control plane ready at ${controlPlane.server} in ${String(controlPlane.startupMs)} ms, ` +
+    `[e2e] control plane ${versions.controlPlane} ready at ${controlPlane.server} in ${String(controlPlane.startupMs)} ms, ` +
       `controllers and scheduler ${String(controlPlane.controllersStartupMs ?? 0)} ms later ` +
       `(nodes ${controlPlane.nodes.join(', ')}; kubeconfig ${controlPlane.kubeconfigPath})`,
   );
   project.provide('kubeconfig', controlPlane.kubeconfigPath);
   project.provide('localControlPlane', true);
   project.provide('harnessNodes', [...controlPlane.nodes]);
+  project.provide('kubernetesVersions', versions);
   return () => controlPlane.stop();
 }

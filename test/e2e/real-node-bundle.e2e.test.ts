@@ -22,85 +22,29 @@ import {
   waitForOperatorReady,
   type InstalledBundle,
 } from './support/real-node.js';
-import { containerProcess, podCidrContains } from './support/real-node-inspect.js';
+import {
+  consistently,
+  expectPatchAndReject,
+  expectReplicasReady,
+  operatorPods,
+  readyWebhookEndpoints,
+  type OperatorPod,
+} from './support/real-node-admission.js';
+import { containerProcess } from './support/real-node-inspect.js';
 
 // The bundle installed as users install it (support/real-node.ts: the image pushed by digest to
 // a registry, bundle.yaml pinned by the release's script, `kubectl apply -f`, no edits, no URL
 // webhooks) on the harness's real node: the operator's Pods run under the kubelet, the API
 // server reaches the webhooks through the Service.
 
-interface Pod {
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec: { nodeName?: string; containers: { image: string }[] };
-  status: {
-    phase?: string;
-    podIP?: string;
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: {
-      containerID?: string;
-      imageID: string;
-      restartCount: number;
-      ready: boolean;
-    }[];
-  };
-}
-
 let bundle: InstalledBundle;
 const namespaces: string[] = [];
-
-async function operatorPods(): Promise<Pod[]> {
-  const list = (await kubectlJson([
-    'get',
-    'pods',
-    '-n',
-    SYSTEM_NAMESPACE,
-    '-l',
-    'app.kubernetes.io/component=operator',
-  ])) as { items: Pod[] };
-  return list.items;
-}
 
 async function newNamespace(prefix: string): Promise<string> {
   const ns = uniqueName(prefix);
   await kubectl(['create', 'namespace', ns]);
   namespaces.push(ns);
   return ns;
-}
-
-/** A server-side dry-run create of a ConfigMap; resolves its labels or rejects with the error. */
-async function dryRunConfigMap(
-  ns: string,
-  labels: Record<string, string>,
-): Promise<Record<string, string>> {
-  const out = await kubectl(['create', '--dry-run=server', '-o', 'json', '-f', '-'], {
-    input: JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { generateName: 'probe-', namespace: ns, labels },
-      data: { a: 'b' },
-    }),
-  });
-  return (
-    (JSON.parse(out) as { metadata: { labels?: Record<string, string> } }).metadata.labels ?? {}
-  );
-}
-
-/** `times` consecutive dry runs that satisfy `check`, so both replicas (behind the Service) do. */
-async function consistently(
-  what: string,
-  times: number,
-  check: () => Promise<boolean>,
-): Promise<void> {
-  let streak = 0;
-  await waitFor(
-    what,
-    async () => {
-      streak = (await check()) ? streak + 1 : 0;
-      return streak >= times ? true : undefined;
-    },
-    60_000,
-    100,
-  );
 }
 
 describe('the released bundle on a real node', () => {
@@ -136,23 +80,10 @@ describe('the released bundle on a real node', () => {
   });
 
   it('runs both replicas Running and Ready on the node, pulled by digest', async () => {
-    const pods = await operatorPods();
-    expect(pods).toHaveLength(2);
-    for (const pod of pods) {
-      expect(pod.spec.nodeName).toBe(realNode().name);
-      expect(pod.status.phase).toBe('Running');
-      expect(pod.status.conditions).toContainEqual(
-        expect.objectContaining({ type: 'Ready', status: 'True' }),
-      );
-      expect(podCidrContains(realNode().podCidr, pod.status.podIP ?? '')).toBe(true);
-      expect(pod.spec.containers[0]?.image).toBe(`${RELEASE_REPOSITORY}@${bundle.digest}`);
-      const status = pod.status.containerStatuses?.[0];
-      expect(status?.ready).toBe(true);
-      expect(status?.restartCount).toBe(0);
-      expect([bundle.digest, bundle.manifestDigest].some((d) => status?.imageID.endsWith(d))).toBe(
-        true,
-      );
-    }
+    await expectReplicasReady(`${RELEASE_REPOSITORY}@${bundle.digest}`, [
+      bundle.digest,
+      bundle.manifestDigest,
+    ]);
   });
 
   it('runs the operator process as the bundle says: uid 65532, no capabilities, no new privileges, seccomp, read-only root, 512Mi', async () => {
@@ -173,52 +104,8 @@ describe('the released bundle on a real node', () => {
   });
 
   it('serves admission through the Service: a ModRule patches, another rejects', async () => {
-    const slices = (await kubectlJson([
-      'get',
-      'endpointslices',
-      '-n',
-      SYSTEM_NAMESPACE,
-      '-l',
-      'kubernetes.io/service-name=kubemod-webhook-service',
-    ])) as { items: { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }[] };
-    const ready = slices.items.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready);
-    expect(ready).toHaveLength(2);
-
-    const ns = await newNamespace('real-node-admit');
-    // The ModRule itself passes the validating webhook (failurePolicy Fail) through the Service.
-    await kubectlApply(
-      modRule('stamp', ns, {
-        type: 'Patch',
-        match: [{ select: '$.kind', matchValue: 'ConfigMap' }],
-        patch: [{ op: 'add', path: '/metadata/labels/stamped-by', value: '"real-node"' }],
-      }),
-    );
-    await kubectlApply(
-      modRule('refuse', ns, {
-        type: 'Reject',
-        rejectMessage: 'forbidden on the real node',
-        match: [
-          { select: '$.kind', matchValue: 'ConfigMap' },
-          { select: '$.metadata.labels.forbidden', matchValue: 'yes' },
-        ],
-      }),
-    );
-    await consistently(
-      'both replicas to patch',
-      8,
-      async () => (await dryRunConfigMap(ns, {}))['stamped-by'] === 'real-node',
-    );
-    await consistently('both replicas to reject', 8, async () => {
-      try {
-        await dryRunConfigMap(ns, { forbidden: 'yes' });
-        return false;
-      } catch (error: unknown) {
-        return String(error).includes('forbidden on the real node');
-      }
-    });
-    await kubectl(['create', 'configmap', 'kept', '-n', ns, '--from-literal=a=b']);
-    const kept = (await kubectlJson(['get', 'configmap', 'kept', '-n', ns])) as Pod;
-    expect(kept.metadata.labels?.['stamped-by']).toBe('real-node');
+    expect(await readyWebhookEndpoints()).toBe(2);
+    await expectPatchAndReject(await newNamespace('real-node-admit'), 'real-node');
     const deployment = (await kubectlJson([
       'get',
       'deployment',
@@ -274,14 +161,16 @@ describe('the released bundle on a real node', () => {
         input: JSON.stringify(pausePod(ns, 'probe')),
       });
       return (
-        (JSON.parse(out) as Pod).metadata.annotations?.['ref.kubemod.io/inject-node-ref'] === 'true'
+        (JSON.parse(out) as OperatorPod).metadata.annotations?.[
+          'ref.kubemod.io/inject-node-ref'
+        ] === 'true'
       );
     });
     await kubectlApply(pausePod(ns, 'zoned'));
     const pod = await waitFor(
       'the Pod Running and labelled from its node',
       async () => {
-        const p = (await kubectlJson(['get', 'pod', 'zoned', '-n', ns])) as Pod;
+        const p = (await kubectlJson(['get', 'pod', 'zoned', '-n', ns])) as OperatorPod;
         return p.status.phase === 'Running' && p.metadata.labels?.[ZONE_LABEL] !== undefined
           ? p
           : undefined;

@@ -1,4 +1,6 @@
 import type { TestProject } from 'vitest/node';
+import { resolveControlPlaneBinaries, selectedKubernetesVersions } from '../cluster/binaries.js';
+import { resolveNodeBinaries } from '../cluster/node-binaries.js';
 import { startRealNodeCluster } from '../cluster/real-node-cluster.js';
 import { startHarnessControl } from './harness-control.js';
 
@@ -37,17 +39,22 @@ declare module 'vitest' {
  * plus `realNode`. No external cluster: the tests reach into the node's namespaces.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const cluster = await startRealNodeCluster();
+  const versions = selectedKubernetesVersions();
+  const cluster = await startRealNodeCluster({
+    binaries: await resolveControlPlaneBinaries(versions),
+    nodeBinaries: await resolveNodeBinaries(versions),
+  });
   const node = cluster.realNode;
   console.log(
-    `[e2e-node] control plane at ${cluster.server} in ${String(cluster.startupMs)} ms; node ` +
-      `${node.name} Ready ${String(node.startupMs)} ms after containerd started ` +
+    `[e2e-node] control plane ${versions.controlPlane} at ${cluster.server} in ` +
+      `${String(cluster.startupMs)} ms; node ${node.name} (kubelet ${versions.node}) Ready ${String(node.startupMs)} ms after containerd started ` +
       `(Pods ${node.network.addresses.podCidr}, Services ${node.network.addresses.serviceCidr}; ` +
       `kubeconfig ${cluster.kubeconfigPath}; node logs ${node.paths.dir})`,
   );
   project.provide('kubeconfig', cluster.kubeconfigPath);
   project.provide('localControlPlane', true);
   project.provide('harnessNodes', [node.name]);
+  project.provide('kubernetesVersions', versions);
   const { addresses, holder } = node.network;
   project.provide('realNode', {
     name: node.name,

@@ -85,15 +85,27 @@ export interface InstalledBundle {
   stopRegistry(): Promise<void>;
 }
 
-/** Pushes dist/image to a loopback registry in the node, pins bundle.yaml, applies it. */
-export async function installReleasedBundle(): Promise<InstalledBundle> {
-  const bundle = await prepareReleasedBundle();
-  await kubectl(['apply', '-f', bundle.bundlePath], { timeoutMs: 120_000 });
-  return bundle;
+/** The release image as pushed to the loopback registry in the node. */
+export interface PushedImage {
+  /** The index digest (what the release pins). */
+  readonly digest: string;
+  /** The manifest digest of the image (dist/image/digest.txt). */
+  readonly manifestDigest: string;
+  /** A scratch directory (the registry's log, the crane wrapper). */
+  readonly dir: string;
+  readonly registry: ManagedProcess;
+  /** A crane that runs in the node's network namespace (reaches the loopback registry). */
+  readonly crane: string;
+  /** The image's repository in the loopback registry. */
+  readonly localRepository: string;
+  stopRegistry(): Promise<void>;
 }
 
-/** Pushes dist/image to a loopback registry in the node and pins bundle.yaml; applies nothing. */
-export async function prepareReleasedBundle(): Promise<InstalledBundle> {
+/**
+ * Pushes dist/image with the release's scripts to a registry on the node's loopback and points
+ * containerd's "ghcr.io" at it, so `ghcr.io/kubemod-ts/kubemod-ts@<digest>` pulls from there.
+ */
+export async function pushReleaseImage(): Promise<PushedImage> {
   if (!existsSync(join(IMAGE_DIR, 'digest.txt'))) {
     throw new Error(`${IMAGE_DIR}/digest.txt is missing: run npm run image first`);
   }
@@ -149,6 +161,28 @@ export async function prepareReleasedBundle(): Promise<InstalledBundle> {
     join(hostsDir, 'hosts.toml'),
     registryMirrorHosts('ghcr.io', `http://127.0.0.1:${String(REGISTRY_PORT)}`),
   );
+  return {
+    digest,
+    manifestDigest,
+    dir,
+    registry,
+    crane: CRANE,
+    localRepository: local,
+    stopRegistry,
+  };
+}
+
+/** Pushes dist/image to a loopback registry in the node, pins bundle.yaml, applies it. */
+export async function installReleasedBundle(): Promise<InstalledBundle> {
+  const bundle = await prepareReleasedBundle();
+  await kubectl(['apply', '-f', bundle.bundlePath], { timeoutMs: 120_000 });
+  return bundle;
+}
+
+/** Pushes dist/image to a loopback registry in the node and pins bundle.yaml; applies nothing. */
+export async function prepareReleasedBundle(): Promise<InstalledBundle> {
+  const pushed = await pushReleaseImage();
+  const { digest, manifestDigest, dir, registry, crane, localRepository } = pushed;
   const bundlePath = join(dir, 'bundle.yaml');
   await run('npx', [
     'tsx',
@@ -165,9 +199,9 @@ export async function prepareReleasedBundle(): Promise<InstalledBundle> {
     bundlePath,
     bundleText: readFileSync(bundlePath, 'utf8'),
     registry,
-    crane: CRANE,
-    localRepository: local,
-    stopRegistry,
+    crane,
+    localRepository,
+    stopRegistry: () => pushed.stopRegistry(),
   };
 }
 

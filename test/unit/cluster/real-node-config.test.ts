@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cniConfig,
@@ -16,24 +15,12 @@ import { nodeAddresses } from '../../cluster/node-network.js';
 import { changedSysctls, readSysctls, restoreSysctls } from '../../cluster/node-sysctls.js';
 import { podCidrContains } from '../../e2e/support/real-node-inspect.js';
 
-const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function pinnedKubernetes(goMod: string): string | undefined {
-  const text = readFileSync(join(repo, goMod), 'utf8');
-  return /^\s*k8s\.io\/kubernetes (v\S+)/m.exec(text)?.[1];
-}
-
 describe('the real node configuration', () => {
-  it('builds kubelet and kube-proxy at the control plane version', () => {
-    const controlPlane = pinnedKubernetes('test/cluster/kube-apiserver/go.mod');
-    expect(controlPlane).toMatch(/^v1\.\d+\.\d+$/);
-    expect(pinnedKubernetes('test/cluster/node/go.mod')).toBe(controlPlane);
-  });
-
   it.each([
     [0, '10.213.0.1', '10.213.0.2', '10.214.0.0/24', '10.215.0.0/24', '10.215.0.1', 'kmn0h'],
     [7, '10.213.7.1', '10.213.7.2', '10.214.7.0/24', '10.215.7.0/24', '10.215.7.1', 'kmn7h'],
