@@ -311,9 +311,14 @@ describe.runIf(local)(
         'Pods labelled from their nodes',
         async () => {
           const list = await podsOf('zoned', ns);
+          // The node ref is written after the binding (an UPDATE the dragnet sees): until then
+          // the CREATE-time label is empty, so wait for the ref and a non-empty label.
           return list.length === 2 &&
             list.every(
-              (p) => p.spec.nodeName !== undefined && p.metadata.labels?.[ZONE] !== undefined,
+              (p) =>
+                p.spec.nodeName !== undefined &&
+                p.metadata.annotations?.['ref.kubemod.io/nodename'] === p.spec.nodeName &&
+                (p.metadata.labels?.[ZONE] ?? '') !== '',
             )
             ? list
             : undefined;
