@@ -129,6 +129,13 @@ describe('the released chart on a real node', () => {
     );
     await kubectl(['delete', 'crd', ...CRDS, '--ignore-not-found']);
     await deleteNamespacesNow([SYSTEM_NAMESPACE]);
+    // The next file applies the bundle into this namespace: it must be gone, not terminating.
+    await waitFor(
+      `${SYSTEM_NAMESPACE} to be deleted`,
+      async () => ((await gone(['namespace', SYSTEM_NAMESPACE])) ? true : undefined),
+      180_000,
+      1_000,
+    );
     await pushed.stopRegistry();
     rmSync(scratch, { recursive: true, force: true });
     rmSync(pushed.dir, { recursive: true, force: true });

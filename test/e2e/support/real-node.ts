@@ -175,6 +175,22 @@ export async function pushReleaseImage(): Promise<PushedImage> {
 /** Pushes dist/image to a loopback registry in the node, pins bundle.yaml, applies it. */
 export async function installReleasedBundle(): Promise<InstalledBundle> {
   const bundle = await prepareReleasedBundle();
+  // Another file may have just deleted the namespace: applying into it while it terminates fails.
+  await waitFor(
+    `${SYSTEM_NAMESPACE} to be absent or Active`,
+    async () => {
+      const phase = await kubectl([
+        'get',
+        'namespace',
+        SYSTEM_NAMESPACE,
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={.status.phase}',
+      ]);
+      return phase.trim() === 'Terminating' ? undefined : true;
+    },
+    180_000,
+  );
   await kubectl(['apply', '-f', bundle.bundlePath], { timeoutMs: 120_000 });
   return bundle;
 }
