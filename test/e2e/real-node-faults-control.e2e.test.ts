@@ -4,13 +4,8 @@ import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requestApiserverRestart } from './harness-control.js';
 import { deleteNamespacesNow, kubectl, kubectlJson, waitFor } from './support/kubectl.js';
-import {
-  createFloodNamespace,
-  DRAGNET,
-  operatorPods,
-  report,
-  startFlood,
-} from './support/fault-scenario.js';
+import { createFloodNamespace, DRAGNET, report, startFlood } from './support/fault-scenario.js';
+import { operatorPods } from './support/real-node-admission.js';
 import { causeCounts, webhookFailuresSince } from './support/fail-open-log.js';
 import {
   installReleasedBundle,

@@ -3,12 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteNamespacesNow, kubectl } from './support/kubectl.js';
-import {
-  createFloodNamespace,
-  operatorPods,
-  report,
-  startFlood,
-} from './support/fault-scenario.js';
+import { createFloodNamespace, report, startFlood } from './support/fault-scenario.js';
+import { operatorPods } from './support/real-node-admission.js';
 import {
   installReleasedBundle,
   OPERATOR_DEPLOYMENT,

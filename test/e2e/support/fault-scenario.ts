@@ -3,6 +3,7 @@ import { kubectl, kubectlApply, kubectlJson, waitFor } from './kubectl.js';
 import { uniqueName } from './names.js';
 import { modRule, realNode, SYSTEM_NAMESPACE } from './real-node.js';
 import { containerProcess } from './real-node-inspect.js';
+import { operatorPods, type OperatorPod } from './real-node-admission.js';
 import type { WebhookCallFailure } from './fail-open-log.js';
 import {
   adminCredentials,
@@ -19,32 +20,6 @@ export const REJECT_MESSAGE = 'flood refused on the real node';
 export const FLOOD_LABEL: Readonly<Record<string, string>> = { flood: 'yes' };
 export const MUTATING_WEBHOOKS = 'kubemod-mutating-webhook-configuration';
 export const DRAGNET = 'dragnet.kubemod.io';
-
-export interface OperatorPod {
-  metadata: { name: string; uid: string; deletionTimestamp?: string };
-  spec: { containers: { image: string }[] };
-  status: {
-    podIP?: string;
-    containerStatuses?: {
-      containerID?: string;
-      imageID?: string;
-      restartCount: number;
-      ready: boolean;
-    }[];
-  };
-}
-
-export async function operatorPods(): Promise<OperatorPod[]> {
-  const list = (await kubectlJson([
-    'get',
-    'pods',
-    '-n',
-    SYSTEM_NAMESPACE,
-    '-l',
-    'app.kubernetes.io/component=operator',
-  ])) as { items: OperatorPod[] };
-  return list.items;
-}
 
 /** The namespace of the flood, with its Reject rule loaded by every replica. */
 export async function createFloodNamespace(prefix = 'real-node-flood'): Promise<string> {

@@ -7,7 +7,13 @@ import { modRule, realNode, SYSTEM_NAMESPACE } from './real-node.js';
 // Pods on the node, and admission through the Service, answered alike by both replicas.
 
 export interface OperatorPod {
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    uid: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: { nodeName?: string; containers: { image: string }[] };
   status: {
     phase?: string;
