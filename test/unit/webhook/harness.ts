@@ -79,7 +79,6 @@ export interface HttpAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly text: string;
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- a typed view of the parsed body
   json<T = JsonObject>(): T;
 }
 
@@ -103,7 +102,6 @@ export function send(
             status: res.statusCode ?? 0,
             headers: res.headers,
             text,
-            // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see HttpAnswer.json
             json: <T>() => JSON.parse(text) as T,
           });
         });
@@ -137,7 +135,6 @@ export async function httpGet(url: string): Promise<HttpAnswer> {
     status: res.status,
     headers: Object.fromEntries(res.headers),
     text,
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see HttpAnswer.json
     json: <T>() => JSON.parse(text) as T,
   };
 }
