@@ -6,22 +6,30 @@
  * pinned to CPU 1, sending the committed AdmissionReview bodies of bench/fixtures/objects.
  *
  * First, side by side (issue 38): the floor (bench/floor-server.ts: read, JSON.parse, answer
- * `allowed`) and `serve` with 10 and 1,000 rules, all pinned to the server core, loaded in turn per
- * object (Pod, 10 KB and 100 KB Deployment), BENCH_REPS times (default 3), BENCH_PHASE_MS each
- * (default 5000); BENCH_BASELINE=<checkout> adds that checkout's serve with 1,000 rules (before and
- * after in one run). Ours is reported as a share of the floor, in req/s and CPU per request. Then
- * the 1,000-rule server's open loop at 500 req/s, and a server with 10,000 rules (startup time, RSS
+ * `allowed`) and `serve` with 10 and 1,000 rules, all pinned to the server core, each warmed up on
+ * every object first (BENCH_WARMUP_WINDOWS windows of BENCH_WARMUP_WINDOW_MS, default 6 × 2000;
+ * the CPU per request of each window is reported as a curve), then loaded in turn per object (Pod,
+ * 10 KB and 100 KB Deployment, sent compact as an API server sends them), BENCH_REPS times
+ * (default 5), BENCH_PHASE_MS each (default 3000). BENCH_BASELINE=<checkout> adds that checkout's
+ * serve with 1,000 rules (before and after in one run). Ours is reported as a share of the floor
+ * of the same repetition, in req/s and CPU per request. Then the floor's and the 1,000-rule
+ * server's open loop at 500 req/s, and a server with 10,000 rules (startup time, RSS
  * before any traffic and after a short load). Every phase is bounded by duration and request count.
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { environment } from './lib/measure.js';
-import { objectPath, ruleSetDir, type ObjectName } from './lib/fixtures.js';
+import { wireBodyPath, ruleSetDir, type ObjectName } from './lib/fixtures.js';
 import { CLUSTER_NAMESPACE } from './lib/fixture-rules.js';
 import { buildLoadGenerator, type LoadReport, type LoadSpec } from './lib/load-spec.js';
 import { awaitLine, rssMb, spawnPinned, stop, TASKSET } from './lib/processes.js';
 import { atLeast, below, formatTargets } from './lib/targets.js';
-import { formatSideBySide, sideBySide, type BenchServer } from './lib/side-by-side.js';
+import {
+  formatSideBySide,
+  formatWarmUp,
+  sideBySide,
+  type BenchServer,
+} from './lib/side-by-side.js';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -130,7 +138,7 @@ async function runPhases(
       port: server.port,
       path: '/dragnet-webhook',
       method: 'POST',
-      bodyFile: objectPath(object, true),
+      bodyFile: wireBodyPath(object),
       ...rest,
     });
     if (!name.startsWith('warm-up')) rows.push({ name, report });
@@ -147,6 +155,11 @@ function closed(object: ObjectName, durationMs: number): Phase {
     durationMs,
     maxRequests: 100_000,
   };
+}
+
+function summary(r: LoadReport): string {
+  const f = (n: number): string => n.toFixed(2);
+  return `${String(r.requests)} requests, ${String(r.errors + r.non200)} errors, p50 ${f(r.p50Ms)} ms, p90 ${f(r.p90Ms)} ms, p99 ${f(r.p99Ms)} ms, max ${f(r.maxMs)} ms`;
 }
 
 function row(rules: number, { name, report: r }: Row): string {
@@ -166,8 +179,10 @@ async function main(): Promise<void> {
     maxRequests: 5000,
   };
   const generator = buildLoadGenerator();
-  const reps = Number(process.env.BENCH_REPS ?? 3);
-  const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 5000);
+  const reps = Number(process.env.BENCH_REPS ?? 5);
+  const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 3000);
+  const warmUpWindows = Number(process.env.BENCH_WARMUP_WINDOWS ?? 6);
+  const warmUpWindowMs = Number(process.env.BENCH_WARMUP_WINDOW_MS ?? 2000);
   const floor = await startServer('floor (bare Node)', 'floor');
   const serve10 = await startServer('serve, 10 rules', 10);
   const serve1k = await startServer('serve, 1,000 rules', 1000);
@@ -190,6 +205,8 @@ async function main(): Promise<void> {
         ];
   const servers = [floor, serve10, serve1k, ...baseline, ...semiSpace];
   let side: string;
+  let warmUpTable: string;
+  let floorOpenLine: string;
   let idleRss: string;
   let main1k: ServerRun;
   let small: ServerRun;
@@ -199,15 +216,21 @@ async function main(): Promise<void> {
     idleRss = servers
       .map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`)
       .join('; ');
-    const rows = await sideBySide({
+    const result = await sideBySide({
       servers,
       objects: ['pod-2kb', 'deployment-10kb', 'deployment-100kb'],
       reps,
       durationMs: phaseMs,
+      warmUp: { windows: warmUpWindows, windowMs: warmUpWindowMs },
       load: (spec) => load(generator, spec),
     });
-    side = formatSideBySide(rows, floor.label);
+    side = formatSideBySide(result.rows, floor.label);
+    warmUpTable = formatWarmUp(result.warmUp);
     idleRss += `\n\nRSS after the side-by-side load: ${servers.map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`).join('; ')}`;
+    // The floor's open loop at 500 req/s in the same run: what this machine's own stalls do to p99.
+    const floorOpen = await runPhases(generator, floor, 0, [open500], 0);
+    floorOpenLine =
+      floorOpen.rows.map((r) => `floor (bare Node), ${r.name}: ${summary(r.report)}`)[0] ?? '';
     const after = await runPhases(
       generator,
       serve1k,
@@ -251,6 +274,10 @@ async function main(): Promise<void> {
     '',
     side,
     '',
+    `Warm-up before those runs (each server in turn, objects in order; CPU µs per request of each ${String(warmUpWindowMs)} ms window):`,
+    '',
+    warmUpTable,
+    '',
     `RSS 10 s after startup, before traffic: ${idleRss}`,
     '',
     'kubemod-ts serve, AdmissionReview v1 CREATE in team-a, loopback HTTPS keep-alive:',
@@ -258,6 +285,8 @@ async function main(): Promise<void> {
     '| rules | scenario | requests | errors | req/s | p50 ms | p90 ms | p99 ms | max ms |',
     '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...runs.flatMap((run) => run.rows.map((r) => row(run.rules, r))),
+    '',
+    floorOpenLine,
     '',
     'Server process (startup = spawn until listening: Node start, loading and compiling the rules):',
     '',

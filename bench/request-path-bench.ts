@@ -25,7 +25,7 @@ import {
 } from '../src/webhook/admission/admission-listener.js';
 import { DEFAULT_WEBHOOK_LIMITS, type WebhookDependencies } from '../src/webhook/dependencies.js';
 import { evaluateAdmissionSliced } from '../src/webhook/admission/admission-evaluation.js';
-import { loadRuleSet, objectPath, type ObjectName } from './lib/fixtures.js';
+import { loadRuleSet, wireBodyPath, type ObjectName } from './lib/fixtures.js';
 import { CLUSTER_NAMESPACE } from './lib/fixture-rules.js';
 import { environment, percentile } from './lib/measure.js';
 import type { JsonObject } from '../src/engine/json.js';
@@ -51,7 +51,7 @@ async function stages(
   deps: WebhookDependencies,
   silent: WebhookDependencies,
 ): Promise<[string, number][]> {
-  const body = readFileSync(objectPath(object, true));
+  const body = readFileSync(wireBodyPath(object));
   const slicing = loopSlicing(deps);
   const turns = new FairTurns(slicing.clock, slicing.yieldToLoop);
   const route = (d: WebhookDependencies): AdmissionRoute => ({

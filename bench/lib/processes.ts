@@ -24,8 +24,9 @@ export function spawnPinned(
 }
 
 /**
- * Resolves with the first stdout line for which `pick` returns a value; later lines keep being
- * read (and dropped), so a chatty child never blocks on a full pipe.
+ * Resolves with the first stdout line for which `pick` returns a value; later output keeps being
+ * read and dropped as raw chunks (no decoding, no line splitting), so a chatty child never blocks
+ * on a full pipe and reading its log costs this process as little as a log collector would.
  */
 export function awaitLine<T>(
   child: ChildProcess,
@@ -43,6 +44,8 @@ export function awaitLine<T>(
       const value = pick(line);
       if (value === undefined) return;
       found = true;
+      lines.close();
+      child.stdout?.on('data', () => undefined).resume();
       resolve(value);
     });
     child.once('exit', (code) => {

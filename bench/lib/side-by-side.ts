@@ -5,12 +5,17 @@
  * seconds of the others. Each phase also records the server's CPU time (utime + stime of every
  * thread, from /proc) per request answered: on a machine shared with other work, req/s follows
  * the share of the core the scheduler grants, CPU per request much less so.
+ *
+ * Before the repetitions every server is warmed up on every object in windows (`warmUp`), and the
+ * CPU per request of each window is kept: a fresh `serve` needs many seconds of saturating load
+ * before V8 has optimised its request path (the optimising compiler runs on the same core, at the
+ * helper threads' lower priority), and a measurement taken inside that time reports the cold
+ * server, not the steady one.
  */
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { objectPath, type ObjectName } from './fixtures.js';
+import { wireBodyPath, type ObjectName } from './fixtures.js';
 import type { LoadReport, LoadSpec } from './load-spec.js';
-import { percentile } from './measure.js';
 
 /** A server under test: its label, its process and the port it listens on. */
 export interface BenchServer {
@@ -27,6 +32,19 @@ export interface SideBySideRow {
   /** Server CPU µs per request of every repetition. */
   readonly cpuUs: number[];
   readonly errors: number;
+}
+
+/** One server's warm-up on one object: CPU µs per request of each window, in order. */
+export interface WarmUpCurve {
+  readonly object: ObjectName;
+  readonly server: string;
+  readonly windowMs: number;
+  readonly cpuUs: number[];
+}
+
+export interface SideBySideResult {
+  readonly rows: SideBySideRow[];
+  readonly warmUp: WarmUpCurve[];
 }
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux). */
@@ -51,29 +69,59 @@ export interface SideBySideOptions {
   readonly reps: number;
   /** Milliseconds of closed-loop load per phase (after a warm-up of a fifth of it). */
   readonly durationMs: number;
+  /** Warm-up before the repetitions: `windows` windows of `windowMs` per server and object. */
+  readonly warmUp: { readonly windows: number; readonly windowMs: number };
   readonly load: (spec: LoadSpec) => Promise<LoadReport>;
 }
 
-/** Runs the interleaved phases; one row per object and server. */
-export async function sideBySide(options: SideBySideOptions): Promise<SideBySideRow[]> {
+/** CPU µs per request of one closed-loop phase on `server`, and its load report. */
+async function measured(
+  options: SideBySideOptions,
+  server: BenchServer,
+  spec: LoadSpec,
+): Promise<{ report: LoadReport; cpuUs: number }> {
+  const before = cpuSeconds(server.process.pid);
+  const report = await options.load(spec);
+  const cpu = cpuSeconds(server.process.pid) - before;
+  return { report, cpuUs: (cpu * 1e6) / Math.max(1, report.requests) };
+}
+
+/**
+ * Warms every server up on every object (servers in turn, objects in order) and runs the
+ * interleaved phases; one row per object and server, and the warm-up curves.
+ */
+export async function sideBySide(options: SideBySideOptions): Promise<SideBySideResult> {
   const rows = new Map<string, SideBySideRow>();
+  const warmUp: WarmUpCurve[] = [];
   const spec = (server: BenchServer, object: ObjectName, durationMs: number): LoadSpec => ({
     port: server.port,
     path: '/dragnet-webhook',
     method: 'POST',
-    bodyFile: objectPath(object, true),
+    bodyFile: wireBodyPath(object),
     mode: 'closed',
     concurrency: 32,
     durationMs,
     maxRequests: 200_000,
   });
+  const { windows, windowMs } = options.warmUp;
+  for (const server of options.servers) {
+    for (const object of options.objects) {
+      const cpuUs: number[] = [];
+      for (let w = 0; w < windows; w++) {
+        cpuUs.push((await measured(options, server, spec(server, object, windowMs))).cpuUs);
+      }
+      warmUp.push({ object, server: server.label, windowMs, cpuUs });
+    }
+  }
   for (let rep = 0; rep < options.reps; rep++) {
     for (const object of options.objects) {
       for (const server of options.servers) {
         await options.load(spec(server, object, Math.round(options.durationMs / 5)));
-        const before = cpuSeconds(server.process.pid);
-        const report = await options.load(spec(server, object, options.durationMs));
-        const cpu = cpuSeconds(server.process.pid) - before;
+        const { report, cpuUs } = await measured(
+          options,
+          server,
+          spec(server, object, options.durationMs),
+        );
         const key = `${object} ${server.label}`;
         const row = rows.get(key) ?? {
           object,
@@ -83,40 +131,76 @@ export async function sideBySide(options: SideBySideOptions): Promise<SideBySide
           errors: 0,
         };
         row.rps.push(report.requestsPerSecond);
-        row.cpuUs.push((cpu * 1e6) / Math.max(1, report.requests));
+        row.cpuUs.push(cpuUs);
         rows.set(key, { ...row, errors: row.errors + report.errors + report.non200 });
       }
     }
   }
-  return [...rows.values()];
+  return { rows: [...rows.values()], warmUp };
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
 function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const upper = sorted[mid] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] ?? Number.NaN) + upper) / 2;
+}
+
+/** Per repetition, `pick(ours, floor's)`; the floor's phase ran seconds before ours. */
+function perRep(
+  ours: readonly number[],
+  floors: readonly number[],
+  pick: (ours: number, floor: number) => number,
+): number[] {
+  return ours.map((value, i) => pick(value, floors[i] ?? Number.NaN));
 }
 
 /**
  * The Markdown table: per object and server, the median req/s and CPU µs per request over the
- * repetitions (with their range), and the share of the floor's (req/s: ours ÷ floor's; CPU: the
- * floor's µs ÷ ours, i.e. the throughput share one saturated core would give).
+ * repetitions (with their range), and the share of the floor's, taken per repetition against the
+ * floor's phase of the same repetition (req/s: ours ÷ floor's; CPU: the floor's µs ÷ ours, i.e.
+ * the throughput share one saturated core would give), median and range over the repetitions.
+ * Shares are taken per repetition because this VM's speed drifts by up to a factor of two over
+ * tens of seconds: adjacent phases see the same machine, phases a minute apart may not.
  */
 export function formatSideBySide(rows: readonly SideBySideRow[], floorLabel: string): string {
   const lines = [
-    '| object | server | req/s (median; range) | share of floor | CPU µs/request (median; range) | CPU share of floor | errors |',
+    '| object | server | req/s (median; range) | share of floor (median; range) | CPU µs/request (median; range) | CPU share of floor (median; range) | errors |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
   ];
   const range = (values: readonly number[], digits: number): string =>
     `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+  const percent = (values: readonly number[]): string =>
+    range(
+      values.map((v) => 100 * v),
+      0,
+    ).replace(/^(\S+) \((\S+)–(\S+)\)$/, '$1 % ($2–$3 %)');
   for (const row of rows) {
     const floor = rows.find((r) => r.object === row.object && r.server === floorLabel);
-    const rpsShare = floor === undefined ? Number.NaN : median(row.rps) / median(floor.rps);
-    const cpuShare = floor === undefined ? Number.NaN : median(floor.cpuUs) / median(row.cpuUs);
+    const rpsShares = perRep(row.rps, floor?.rps ?? [], (ours, f) => ours / f);
+    const cpuShares = perRep(row.cpuUs, floor?.cpuUs ?? [], (ours, f) => f / ours);
     lines.push(
-      `| ${row.object} | ${row.server} | ${range(row.rps, 0)} | ${(100 * rpsShare).toFixed(0)} % | ${range(row.cpuUs, 0)} | ${(100 * cpuShare).toFixed(0)} % | ${String(row.errors)} |`,
+      `| ${row.object} | ${row.server} | ${range(row.rps, 0)} | ${percent(rpsShares)} | ${range(row.cpuUs, 0)} | ${percent(cpuShares)} | ${String(row.errors)} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** The warm-up curves as a Markdown table: CPU µs per request of each window, by object and server. */
+export function formatWarmUp(curves: readonly WarmUpCurve[]): string {
+  const windows = Math.max(0, ...curves.map((curve) => curve.cpuUs.length));
+  const windowMs = curves[0]?.windowMs ?? 0;
+  const heads = Array.from(
+    { length: windows },
+    (_, w) => `${String(((w + 1) * windowMs) / 1000)} s`,
+  );
+  return [
+    `| object | server | ${heads.join(' | ')} |`,
+    `| --- | --- |${' ---: |'.repeat(windows)}`,
+    ...curves.map(
+      (curve) =>
+        `| ${curve.object} | ${curve.server} | ${curve.cpuUs.map((us) => us.toFixed(0)).join(' | ')} |`,
+    ),
+  ].join('\n');
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth, jsonNestingDepth } from './json-depth.js';
+import { exceedsJsonDepth, jsonDepthAtMost, jsonNestingDepth } from './json-depth.js';
 
 /** Depth of a parsed value, walked iteratively. */
 function depthOf(value: unknown): number {
@@ -86,5 +86,38 @@ describe('jsonNestingDepth', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('jsonDepthAtMost', () => {
+  it('answers as the full scan does on any text, with few or many brackets', () => {
+    const text = fc
+      .array(fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ',', '\\"', '"[{"'), {
+        maxLength: 60,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 12 }), (t, limit) => {
+        expect(jsonDepthAtMost(t, limit)).toBe(jsonNestingDepth(t, limit) <= limit);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('counts brackets inside strings towards the shortcut but not towards the depth', () => {
+    // Three opening brackets in all, one of them real: the shortcut alone settles limit 3.
+    expect(jsonDepthAtMost('["[{"]', 3)).toBe(true);
+    // Over the limit in brackets, not in depth: the full scan decides.
+    expect(jsonDepthAtMost('["[[[[[[[["]', 2)).toBe(true);
+    expect(jsonDepthAtMost('[[[1]]]', 2)).toBe(false);
+  });
+
+  it('refuses a text nested one level over the limit, whatever its size', () => {
+    const limit = 100;
+    const deep = `${'['.repeat(limit + 1)}${']'.repeat(limit + 1)}`;
+    expect(jsonDepthAtMost(deep, limit)).toBe(false);
+    expect(jsonDepthAtMost(`${'['.repeat(limit)}${']'.repeat(limit)}`, limit)).toBe(true);
+    const padded = `{"pad":"${'x'.repeat(200_000)}","v":${deep}}`;
+    expect(jsonDepthAtMost(padded, limit)).toBe(false);
   });
 });

@@ -19,6 +19,28 @@ export function exceedsJsonDepth(text: string, maxDepth: number = MAX_JSON_DEPTH
 }
 
 /**
+ * True when a JSON text nests at most `limit` deep. A text with at most `limit` opening brackets
+ * (`{` and `[`, counted inside strings too) cannot nest deeper, since every level opens with one
+ * of its own: those are counted with indexOf (native), stopping at the first one over the limit,
+ * which costs a fraction of the full scan on the small bodies most admission requests are. Any
+ * other text gets the full scan (jsonNestingDepth).
+ */
+export function jsonDepthAtMost(text: string, limit: number): boolean {
+  return openingBracketsAtMost(text, limit) || jsonNestingDepth(text, limit) <= limit;
+}
+
+function openingBracketsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
+      count++;
+      if (count > limit) return false;
+    }
+  }
+  return true;
+}
+
+/**
  * The deepest nesting in a JSON text, or `stopAbove + 1` as soon as it goes deeper than
  * `stopAbove`. One pass over the text, no allocation; brackets inside strings do not count. The
  * text need not be valid JSON (JSON.parse judges that afterwards). Strings, most of a Kubernetes

@@ -1,6 +1,6 @@
 import { KubemodError } from '../../errors/catalog.js';
 import type { JsonValue } from '../../engine/json.js';
-import { exceedsJsonDepth, jsonNestingDepth, MAX_JSON_DEPTH } from '../../engine/json-depth.js';
+import { exceedsJsonDepth, jsonDepthAtMost, MAX_JSON_DEPTH } from '../../engine/json-depth.js';
 import type { LoopSlicing } from '../loop-slicing.js';
 import { parseJsonSliced } from '../../json-stream/incremental-json.js';
 
@@ -55,7 +55,7 @@ export async function parseJsonBodySliced(body: unknown, slicing: LoopSlicing): 
   if (!Buffer.isBuffer(body) || body.length === 0) return parseJsonBody(body);
   if (body.length <= SLICED_PARSE_BYTES) {
     const text = body.toString('utf8');
-    if (jsonNestingDepth(text, SLICED_PARSE_DEPTH) <= SLICED_PARSE_DEPTH) return parseText(text);
+    if (jsonDepthAtMost(text, SLICED_PARSE_DEPTH)) return parseText(text);
   }
   return parseJsonSliced(body, { maxDepth: MAX_JSON_DEPTH, ...slicing });
 }
