@@ -93,11 +93,13 @@ async function measured(
 export async function sideBySide(options: SideBySideOptions): Promise<SideBySideResult> {
   const rows = new Map<string, SideBySideRow>();
   const warmUp: WarmUpCurve[] = [];
+  // Each body is written once for the whole run, not once per phase.
+  const bodies = new Map(options.objects.map((object) => [object, wireBodyPath(object)]));
   const spec = (server: BenchServer, object: ObjectName, durationMs: number): LoadSpec => ({
     port: server.port,
     path: '/dragnet-webhook',
     method: 'POST',
-    bodyFile: wireBodyPath(object),
+    bodyFile: bodies.get(object) ?? wireBodyPath(object),
     mode: 'closed',
     concurrency: 32,
     durationMs,
@@ -169,13 +171,14 @@ export function formatSideBySide(rows: readonly SideBySideRow[], floorLabel: str
     '| object | server | req/s (median; range) | share of floor (median; range) | CPU µs/request (median; range) | CPU share of floor (median; range) | errors |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
   ];
-  const range = (values: readonly number[], digits: number): string =>
-    `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
-  const percent = (values: readonly number[]): string =>
+  const range = (values: readonly number[], digits: number, unit = ''): string =>
+    `${median(values).toFixed(digits)}${unit} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}${unit})`;
+  const percent = (shares: readonly number[]): string =>
     range(
-      values.map((v) => 100 * v),
+      shares.map((share) => 100 * share),
       0,
-    ).replace(/^(\S+) \((\S+)–(\S+)\)$/, '$1 % ($2–$3 %)');
+      ' %',
+    );
   for (const row of rows) {
     const floor = rows.find((r) => r.object === row.object && r.server === floorLabel);
     const rpsShares = perRep(row.rps, floor?.rps ?? [], (ours, f) => ours / f);

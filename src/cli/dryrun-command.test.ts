@@ -3,20 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { load } from 'js-yaml';
-import { lastResortMessage, main } from './main.js';
+import { lastResortMessage } from './main.js';
+import { runMain } from './run-main.test-support.js';
 
 const fixtures = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'eval');
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
 
 const sidecar = [
   '--modrule',
@@ -27,7 +17,7 @@ const sidecar = [
 
 describe('kubemod-ts dryrun', () => {
   it('prints the patched object as YAML by default (the spec sidecar example)', async () => {
-    const { code, stdout, stderr } = await run(['dryrun', ...sidecar]);
+    const { code, stdout, stderr } = await runMain(['dryrun', ...sidecar]);
     expect(code).toBe(0);
     expect(stderr).toBe('');
     const expected = load(
@@ -37,7 +27,7 @@ describe('kubemod-ts dryrun', () => {
   });
 
   it('prints patch, patched, rejections and diff as one JSON object', async () => {
-    const { code, stdout } = await run(['dryrun', ...sidecar, '--output', 'json']);
+    const { code, stdout } = await runMain(['dryrun', ...sidecar, '--output', 'json']);
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as Record<string, unknown>;
     expect(Object.keys(out)).toEqual([
@@ -58,7 +48,7 @@ describe('kubemod-ts dryrun', () => {
   });
 
   it('prints a unified diff', async () => {
-    const { code, stdout } = await run(['dryrun', ...sidecar, '-o', 'diff']);
+    const { code, stdout } = await runMain(['dryrun', ...sidecar, '-o', 'diff']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Index: Deployment/);
     expect(stdout).toContain('+          name: jaeger-agent');
@@ -66,7 +56,7 @@ describe('kubemod-ts dryrun', () => {
 
   it('reports rejections in KubeMod format and still exits 0', async () => {
     const dir = join(fixtures, 'reject-external-ips');
-    const { code, stdout, stderr } = await run([
+    const { code, stdout, stderr } = await runMain([
       'dryrun',
       '--modrule',
       join(dir, 'modrules.yaml'),
@@ -86,7 +76,7 @@ describe('kubemod-ts dryrun', () => {
 
   it('honours --operation and --namespace', async () => {
     const dir = join(fixtures, 'operations-filter');
-    const create = await run([
+    const create = await runMain([
       'dryrun',
       '--modrule',
       join(dir, 'modrules.yaml'),
@@ -95,7 +85,7 @@ describe('kubemod-ts dryrun', () => {
       '-o',
       'json',
     ]);
-    const update = await run([
+    const update = await runMain([
       'dryrun',
       '--modrule',
       join(dir, 'modrules.yaml'),
@@ -108,7 +98,7 @@ describe('kubemod-ts dryrun', () => {
       '--namespace',
       'default',
     ]);
-    const remove = await run([
+    const remove = await runMain([
       'dryrun',
       '--modrule',
       join(dir, 'modrules.yaml'),
@@ -143,7 +133,7 @@ spec:
   patch: [{ op: add, path: /x, value: '{{ .Target | nosuchfn }}' }]
 `,
     );
-    const { code, stdout, stderr } = await run([
+    const { code, stdout, stderr } = await runMain([
       'dryrun',
       '--modrule',
       file,
@@ -160,7 +150,7 @@ spec:
   });
 
   it('reports unreadable inputs and usage errors', async () => {
-    const missing = await run([
+    const missing = await runMain([
       'dryrun',
       '--modrule',
       '/nonexistent.yaml',
@@ -169,12 +159,12 @@ spec:
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('/nonexistent.yaml: cannot read: ENOENT');
-    const noResource = await run(['dryrun', '--modrule', sidecar[1] ?? '']);
+    const noResource = await runMain(['dryrun', '--modrule', sidecar[1] ?? '']);
     expect(noResource.code).toBe(2);
     expect(noResource.stderr).toContain('--resource: is required');
-    const badOp = await run(['dryrun', ...sidecar, '--operation', 'PATCH']);
+    const badOp = await runMain(['dryrun', ...sidecar, '--operation', 'PATCH']);
     expect(badOp.code).toBe(2);
-    const unknown = await run(['frobnicate']);
+    const unknown = await runMain(['frobnicate']);
     expect(unknown.code).toBe(2);
   });
 
@@ -192,7 +182,7 @@ spec:
   patch: [{ op: add, path: /metadata/labels/x, value: '{{ fail "nope" }}' }]
 `,
     );
-    const json = await run([
+    const json = await runMain([
       'dryrun',
       '--modrule',
       file,
@@ -214,7 +204,7 @@ spec:
       },
     ]);
     for (const output of ['json', 'yaml', 'diff']) {
-      const { stderr } = await run([
+      const { stderr } = await runMain([
         'dryrun',
         '--modrule',
         file,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from './main.js';
+import { runMain, type MainRun } from './run-main.test-support.js';
 
 // Issue 39: `dryrun` decides the namespace of a manifest as kubectl does (request-namespace.ts)
 // and its explanation says what it assumed.
@@ -51,18 +51,8 @@ spec: {group: example.com, scope: Cluster, names: {kind: Tenant, plural: tenants
 `,
 );
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: {},
-    stdoutIsTty: false,
-    clock: () => 0,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]): Promise<MainRun> =>
+  runMain(argv, { stdoutIsTty: false, clock: () => 0 });
 
 interface JsonAnswer {
   patch: { op: string; path: string; value?: unknown }[];

@@ -2,21 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from './main.js';
+import { runMain } from './run-main.test-support.js';
 
 // Issue 39: `kubemod-ts dryrun` says on stderr what the API server would refuse in the patched
 // object (the JSON on stdout keeps its contract), and names an unquoted template at its line.
-
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    env: {},
-  });
-  return { code, stdout, stderr };
-}
 
 const rule = (value: string): string => `apiVersion: api.kubemod.io/v1beta1
 kind: ModRule
@@ -55,7 +44,7 @@ function files(value: string): string[] {
 
 describe('kubemod-ts dryrun: results the API server would refuse (issue 39)', () => {
   it('warns about a <no value> label on stderr and keeps the JSON as it was', async () => {
-    const { code, stdout, stderr } = await run([
+    const { code, stdout, stderr } = await runMain([
       'dryrun',
       ...files("'{{ .Target.metadata.labels.team }}'"),
       '-o',
@@ -69,13 +58,13 @@ describe('kubemod-ts dryrun: results the API server would refuse (issue 39)', ()
   });
 
   it('says nothing for a valid result', async () => {
-    const { code, stderr } = await run(['dryrun', ...files("'{{ .Target.metadata.name }}'")]);
+    const { code, stderr } = await runMain(['dryrun', ...files("'{{ .Target.metadata.name }}'")]);
     expect(code).toBe(0);
     expect(stderr).toBe('');
   });
 
   it('names an unquoted template at its line with the quoted value', async () => {
-    const { code, stderr } = await run(['dryrun', ...files('{{ .Target.metadata.name }}')]);
+    const { code, stderr } = await runMain(['dryrun', ...files('{{ .Target.metadata.name }}')]);
     expect(code).toBe(1);
     expect(stderr).toMatch(
       /rule\.yaml: not valid YAML: line 13: the template \{\{ \.Target\.metadata\.name \}\} is not quoted, .* write it quoted: value: '\{\{ \.Target\.metadata\.name \}\}' \(13:14\)/,

@@ -9,6 +9,7 @@ import {
   installKubeModBundle,
   installKubeModChart,
   type KubeObject,
+  KUBEMOD_LEFTOVERS,
   kubectlDiff,
   modRuleBytes,
   MUTATING,
@@ -92,20 +93,11 @@ describe.each<Path>([
   });
 
   it("leaves none of KubeMod's objects and no release record of it", async () => {
-    const leftovers: string[][] = [
+    const leftovers = [
       ['deployment', 'kubemod', '-n', SYSTEM],
       ['serviceaccount', 'kubemod', '-n', SYSTEM],
       ['serviceaccount', 'kubemod-crt', '-n', SYSTEM],
-      ['cronjob', 'kubemod-crt-cron-job', '-n', SYSTEM],
-      ['job', 'kubemod-crt-job', '-n', SYSTEM],
-      ['service', 'kubemod-webapp-service', '-n', SYSTEM],
-      ['secret', 'webhook-server-cert', '-n', SYSTEM],
-      ['role', 'kubemod-crt', '-n', SYSTEM],
-      ['rolebinding', 'kubemod-crt', '-n', SYSTEM],
-      ['clusterrole', 'kubemod-crt'],
-      ['clusterrolebinding', 'kubemod-crt'],
-      ['clusterrole', 'kubemod-manager'],
-      ['clusterrolebinding', 'kubemod-manager'],
+      ...KUBEMOD_LEFTOVERS,
     ];
     for (const args of leftovers) expect(await exists(args), args.join(' ')).toBe(false);
     expect(await gone(['secret,configmap', '-n', SYSTEM, '-l', 'owner=helm,name=kubemod'])).toBe(

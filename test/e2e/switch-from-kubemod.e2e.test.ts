@@ -4,6 +4,7 @@ import {
   bundlePath,
   exists,
   installKubeModBundle,
+  KUBEMOD_LEFTOVERS,
   kubectlDiff,
   type Meta,
   modRuleBytes,
@@ -80,19 +81,9 @@ describe.each([
   });
 
   it("leaves none of KubeMod's own objects", async () => {
-    const leftovers: string[][] = [
-      ['cronjob', 'kubemod-crt-cron-job', '-n', SYSTEM],
-      ['job', 'kubemod-crt-job', '-n', SYSTEM],
-      ['service', 'kubemod-webapp-service', '-n', SYSTEM],
-      ['secret', 'webhook-server-cert', '-n', SYSTEM],
-      ['role', 'kubemod-crt', '-n', SYSTEM],
-      ['rolebinding', 'kubemod-crt', '-n', SYSTEM],
-      ['clusterrole', 'kubemod-crt'],
-      ['clusterrolebinding', 'kubemod-crt'],
-      ['clusterrole', 'kubemod-manager'],
-      ['clusterrolebinding', 'kubemod-manager'],
-    ];
-    for (const args of leftovers) expect(await exists(args), args.join(' ')).toBe(false);
+    for (const args of KUBEMOD_LEFTOVERS) {
+      expect(await exists(args), args.join(' ')).toBe(false);
+    }
     // KubeMod's Pods are deleted; with no kubelet here they can only be Terminating.
     const pods = (await kubectlJson([
       'get',

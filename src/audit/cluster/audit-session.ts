@@ -1,6 +1,5 @@
 import type { JsonObject } from '../../engine/json.js';
 import type { RuleStore } from '../../engine/store.js';
-import { evaluateAdmission } from '../../webhook/admission/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../../webhook/dependencies.js';
 import { dryRunDiff, manifestName } from '../../webhook/dryrun/dryrun-diff.js';
 import type { AuditApi } from '../run/audit-api.js';
@@ -11,7 +10,7 @@ import {
   type AuditRunResult,
 } from '../run/audit-run.js';
 import { discoverTargets } from './cluster-inputs.js';
-import { identityOf } from '../run/object-verdict.js';
+import { evaluateAsUpdate } from '../run/object-verdict.js';
 import type { Unreadable } from '../run/scan.js';
 import { auditedRules, planListTasks } from '../run/scope-plan.js';
 import type { WebhookRule } from '../../kube/target-resources.js';
@@ -97,16 +96,7 @@ export async function auditCluster(input: AuditSessionInput): Promise<AuditSessi
     api: input.api,
     tasks,
     namespaces: input.namespaces,
-    evaluate: (object, target) =>
-      evaluateAdmission(
-        {
-          operation: 'UPDATE',
-          object,
-          kind: target.kind,
-          requestNamespace: identityOf(object).namespace,
-        },
-        deps,
-      ),
+    evaluate: evaluateAsUpdate(deps),
     diff: (before, after) =>
       dryRunDiff(before, after, { name: manifestName(before), work: input.limits.work }),
     keepFindings: input.keepFindings,

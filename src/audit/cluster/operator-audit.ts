@@ -4,7 +4,6 @@ import type { JsonObject } from '../../engine/json.js';
 import type { RuleStore } from '../../engine/store.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Metrics } from '../../observability/metrics.js';
-import { evaluateAdmission } from '../../webhook/admission/admission-evaluation.js';
 import type { SyntheticRefLookups, WebhookLimits } from '../../webhook/dependencies.js';
 import {
   createApplyExistingController,
@@ -19,7 +18,7 @@ import { auditCluster } from './audit-session.js';
 import { createCachedTargets } from '../apply-existing/cached-targets.js';
 import { discoverTargets } from './cluster-inputs.js';
 import { kubeAuditApi, kubeRuleReporter } from './kube-audit-api.js';
-import { identityOf } from '../run/object-verdict.js';
+import { evaluateAsUpdate, identityOf } from '../run/object-verdict.js';
 import { createPeriodicAudit } from './periodic-audit.js';
 import type { CompiledRule } from '../../engine/rule.js';
 import { createReportCollector, type ReportCollector } from '../../reports/report-collector.js';
@@ -206,16 +205,7 @@ export function startOperatorAudit(options: OperatorAuditOptions): OperatorAudit
           namespaces: namespaceMap,
           targets,
           gate,
-          evaluate: (object, target) =>
-            evaluateAdmission(
-              {
-                operation: 'UPDATE',
-                object,
-                kind: target.kind,
-                requestNamespace: identityOf(object).namespace,
-              },
-              deps,
-            ),
+          evaluate: evaluateAsUpdate(deps),
           isLeader: options.isLeader,
           scheduling: {
             ...DEFAULT_APPLY_SCHEDULING,

@@ -1,6 +1,11 @@
 import type { EvaluationResult, RuleFailure } from '../../engine/evaluate.js';
 import { isJsonObject, type JsonObject, type JsonPatchOperation } from '../../engine/json.js';
 import { parseJsonPointer } from '../../engine/patch/index.js';
+import type { TargetResource } from '../../kube/target-resources.js';
+import {
+  evaluateAdmission,
+  type EvaluationDependencies,
+} from '../../webhook/admission/admission-evaluation.js';
 
 /** What an UPDATE of an object as it is now would do. */
 export type Action = 'none' | 'patch' | 'reject';
@@ -112,4 +117,23 @@ export function identityOf(object: JsonObject): {
         : undefined,
     uid: typeof metadata.uid === 'string' ? metadata.uid : undefined,
   };
+}
+
+/**
+ * The judge of the audit and of apply-to-existing: an object as it is now, evaluated as an UPDATE
+ * of itself through the webhook's evaluation, so that both act as the webhook would.
+ */
+export function evaluateAsUpdate(
+  deps: EvaluationDependencies,
+): (object: JsonObject, target: TargetResource) => EvaluationResult {
+  return (object, target) =>
+    evaluateAdmission(
+      {
+        operation: 'UPDATE',
+        object,
+        kind: target.kind,
+        requestNamespace: identityOf(object).namespace,
+      },
+      deps,
+    );
 }

@@ -46,6 +46,21 @@ function joined(rejections: readonly string[]): string {
   return rejections.join(',');
 }
 
+/** The JSON a dry run answers with, the same from the CLI, the HTTPS API and the page. */
+interface DryRunBody {
+  readonly patch: JsonPatchOperation[];
+  readonly rejections: string[];
+  readonly failures: { rule: string }[];
+}
+
+function fromDryRun(body: DryRunBody): Answer {
+  return {
+    patch: body.patch,
+    rejected: joined(body.rejections),
+    failed: body.failures.map((f) => f.rule),
+  };
+}
+
 /** Writes the rules under `dir/rules` (one file each) and returns the directory. */
 export function writeRules(dir: string, rules: readonly RuleFile[]): string {
   const rulesDir = join(dir, 'rules');
@@ -71,17 +86,8 @@ export async function dryrunFresh(
     120_000,
   );
   if (run.code !== 0) throw new Error(`dryrun exited ${String(run.code)}: ${run.stderr}`);
-  const body = JSON.parse(run.stdout) as {
-    patch: JsonPatchOperation[];
-    rejections: string[];
-    failures: { rule: string }[];
-  };
-  return {
-    patch: body.patch,
-    rejected: joined(body.rejections),
-    failed: body.failures.map((f) => f.rule),
-    rejections: body.rejections,
-  };
+  const body = JSON.parse(run.stdout) as DryRunBody;
+  return { ...fromDryRun(body), rejections: body.rejections };
 }
 
 /** `PUT /v1/dryrun` on the harness's HTTPS server. */
@@ -98,16 +104,7 @@ export async function dryrunApi(
     JSON.stringify({ resourceManifest: resource, modRules: manifests }),
   );
   if (answer.status !== 200) throw new Error(`/v1/dryrun answered ${String(answer.status)}`);
-  const body = answer.json<{
-    patch: JsonPatchOperation[];
-    rejections: string[];
-    failures: { rule: string }[];
-  }>();
-  return {
-    patch: body.patch,
-    rejected: joined(body.rejections),
-    failed: body.failures.map((f) => f.rule),
-  };
+  return fromDryRun(answer.json<DryRunBody>());
 }
 
 /** The playground's in-page dry run (the page's code: runDryRunJob, as the worker runs it). */
@@ -117,16 +114,7 @@ export async function inPage(
 ): Promise<Answer> {
   const answer = await dryRunInPage({ resourceManifest: resource, modRules: manifests });
   if (answer.status !== 200) throw new Error(`the page answered ${String(answer.status)}`);
-  const body = answer.body as {
-    patch: JsonPatchOperation[];
-    rejections: string[];
-    failures: { rule: string }[];
-  };
-  return {
-    patch: body.patch,
-    rejected: joined(body.rejections),
-    failed: body.failures.map((f) => f.rule),
-  };
+  return fromDryRun(answer.body as DryRunBody);
 }
 
 const REJECTED_PREFIX = 'operation rejected by the following ModRule(s): ';

@@ -19,6 +19,23 @@ export const bundlePath = join(repoRoot, 'bundle.yaml');
 export const SYSTEM = 'kubemod-system';
 export const MUTATING = 'kubemod-mutating-webhook-configuration';
 export const VALIDATING = 'kubemod-validating-webhook-configuration';
+
+/**
+ * `kubectl get` arguments of KubeMod's own objects that no switch may leave behind (its webhook
+ * configurations and namespace are checked separately: kubemod-ts takes those names over).
+ */
+export const KUBEMOD_LEFTOVERS: readonly (readonly string[])[] = [
+  ['cronjob', 'kubemod-crt-cron-job', '-n', SYSTEM],
+  ['job', 'kubemod-crt-job', '-n', SYSTEM],
+  ['service', 'kubemod-webapp-service', '-n', SYSTEM],
+  ['secret', 'webhook-server-cert', '-n', SYSTEM],
+  ['role', 'kubemod-crt', '-n', SYSTEM],
+  ['rolebinding', 'kubemod-crt', '-n', SYSTEM],
+  ['clusterrole', 'kubemod-crt'],
+  ['clusterrolebinding', 'kubemod-crt'],
+  ['clusterrole', 'kubemod-manager'],
+  ['clusterrolebinding', 'kubemod-manager'],
+];
 const CRDS = ['modrules.api.kubemod.io', 'externaldataproviders.api.kubemod.io'];
 
 export interface Meta {
