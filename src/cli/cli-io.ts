@@ -1,3 +1,5 @@
+import { createBufferedStdout, type BufferedLogDestination } from '../observability/logger.js';
+
 /** The process edges a command touches, injected so commands are testable in-process. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -11,6 +13,11 @@ export interface CliIo {
   readonly stderrIsTTY?: boolean | undefined;
   /** Reads all of stdin (`--resource -`); absent means the process's own stdin. */
   readonly stdin?: (() => string) | undefined;
+  /**
+   * Opens stdout as the buffered log destination of a long-running command (`serve`, `operator`;
+   * see createBufferedStdout); absent means their log lines go to `stdout` as they are written.
+   */
+  readonly bufferedStdout?: (() => BufferedLogDestination) | undefined;
 }
 
 export function processIo(): CliIo {
@@ -20,6 +27,7 @@ export function processIo(): CliIo {
     env: process.env,
     stdoutIsTty: process.stdout.isTTY,
     stderrIsTTY: process.stderr.isTTY,
+    bufferedStdout: () => createBufferedStdout(),
   };
 }
 

@@ -44,7 +44,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     case 'operator': {
       const { runOperator } = await import('./operator-command.js');
-      return runOperator([...rest], io);
+      const logDestination = io.bufferedStdout?.();
+      return runOperator([...rest], logDestination === undefined ? io : { ...io, logDestination });
     }
     case 'audit': {
       const { runAudit } = await import('./audit-command.js');
@@ -56,6 +57,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         stdout: { write: io.stdout },
         stderr: { write: io.stderr },
         env: io.env,
+        ...(io.bufferedStdout === undefined ? {} : { logDestination: io.bufferedStdout() }),
       });
     }
     case undefined:

@@ -7,7 +7,12 @@ import {
 import { sleepWithSignal } from '../kube/informer.js';
 import { startOperator, type RunningOperator } from '../controller/operator.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
-import { createLogger, type LogDestination, type Logger } from '../observability/logger.js';
+import {
+  createLogger,
+  type BufferedLogDestination,
+  type LogDestination,
+  type Logger,
+} from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import {
   createHelperThreadPriority,
@@ -22,8 +27,8 @@ export interface OperatorIo extends CliIo {
   readonly signal?: AbortSignal;
   /** Receives the running operator once it listens (tests). */
   readonly onStarted?: (operator: RunningOperator) => void;
-  /** Where log lines go; defaults to stdout. */
-  readonly logDestination?: LogDestination;
+  /** Where log lines go; defaults to stdout. A buffered one's drops are counted in the metrics. */
+  readonly logDestination?: LogDestination | BufferedLogDestination;
   /** Where the in-cluster token and ca.crt are mounted (tests); defaults to the Pod's path. */
   readonly serviceAccountDir?: string;
 }
@@ -71,10 +76,15 @@ export async function runOperator(argv: string[], io: OperatorIo): Promise<numbe
   const helperThreads = createHelperThreadPriority({ nice: config.helperThreadNice, logger });
   try {
     const client = createKubeClient(loadConnection(config, io, logger));
+    const metrics = createMetrics({ maxRuleSeries: config.metricsMaxRules });
+    const destination = io.logDestination;
+    if (destination !== undefined && 'dropped' in destination) {
+      metrics.setLogDropSource(() => destination.dropped());
+    }
     operator = await startOperator(config, {
       client,
       logger,
-      metrics: createMetrics({ maxRuleSeries: config.metricsMaxRules }),
+      metrics,
       now: () => Date.now(),
       delay: sleepWithSignal,
       helperThreads,

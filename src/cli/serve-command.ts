@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startHealthServer, type HealthServer } from '../controller/health-server.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
-import { createLogger, type Logger } from '../observability/logger.js';
+import { createLogger, type BufferedLogDestination, type Logger } from '../observability/logger.js';
 import { createMetrics } from '../observability/metrics.js';
 import { createDirectoryRuleSource } from '../rules/directory-source.js';
 import { loadStaticRefs, NO_REFS } from '../rules/static-refs.js';
@@ -34,6 +34,8 @@ export interface ServeIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where log lines go; defaults to `stdout`. */
+  readonly logDestination?: BufferedLogDestination;
   /** Stops the server like SIGTERM does (tests, embedding). */
   readonly signal?: AbortSignal;
   /** Called once the server listens. */
@@ -59,8 +61,13 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     );
     return 2;
   }
-  const logger = createLogger({ level: config.logLevel, destination: io.stdout });
+  const logger = createLogger({
+    level: config.logLevel,
+    destination: io.logDestination ?? io.stdout,
+  });
   const metrics = createMetrics();
+  const logDestination = io.logDestination;
+  if (logDestination !== undefined) metrics.setLogDropSource(() => logDestination.dropped());
   const source = createDirectoryRuleSource({
     dir: config.rulesDir,
     clusterNamespace: config.clusterNamespace,

@@ -8,7 +8,9 @@ import { charge, chargeBytes } from './active-meter.js';
  * the cost is proportional to the depth of the paths patched, not to the size of the object.
  */
 export class CopyOnWrite {
-  private readonly owned = new WeakSet<object>();
+  // A Set, not a WeakSet: it lives only as long as one evaluation's working object, and V8's
+  // WeakSet (an ephemeron table) costs more per lookup and per collection.
+  private readonly owned = new Set<object>();
 
   constructor(readonly root: JsonObject) {
     this.owned.add(root);
@@ -48,13 +50,9 @@ export class CopyOnWrite {
     const child = node[segment];
     if (child === undefined) return undefined;
     const copy = this.copyOf(child);
-    if (copy !== child)
-      Object.defineProperty(node, segment, {
-        value: copy,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    // An assignment finds the own data member checked above before anything inherited, so it
+    // replaces that member even when it is named `__proto__`.
+    if (copy !== child) node[segment] = copy;
     return copy;
   }
 

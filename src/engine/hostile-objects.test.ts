@@ -58,6 +58,23 @@ describe('objects with __proto__ members', () => {
     expect(object).toEqual(configMap());
   });
 
+  it('copies on write a container reached through a __proto__ member', () => {
+    const text = '{"kind":"ConfigMap","metadata":{"name":"c"},"data":{"__proto__":{"a":"b"}}}';
+    const object = JSON.parse(text) as JsonObject;
+    const result = evaluate(storeWith([{ op: 'add', path: '/data/__proto__/c', value: 'd' }]), {
+      operation: 'CREATE',
+      namespace: 'a',
+      object,
+    });
+    expect(result.failures).toEqual([]);
+    expect(result.patch).toEqual([{ op: 'add', path: '/data/__proto__/c', value: 'd' }]);
+    const patchedData = result.patched.data as JsonObject;
+    expect(Object.getPrototypeOf(patchedData)).toBe(Object.prototype);
+    const member = Object.getOwnPropertyDescriptor(patchedData, '__proto__')?.value as JsonObject;
+    expect({ ...member }).toEqual({ a: 'b', c: 'd' });
+    expect(object).toEqual(JSON.parse(text));
+  });
+
   it('copies on write a constructor/prototype member like any other', () => {
     const object = JSON.parse(
       '{"kind":"ConfigMap","metadata":{"name":"c"},"data":{"constructor":"k","prototype":"p"}}',

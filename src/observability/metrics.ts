@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RuleLabels } from './rule-labels.js';
+import { PendingCounts } from './pending-counts.js';
 
 /**
  * Result label of a webhook request: `allowed` (unchanged), `patched`, `rejected` (403 by an
@@ -46,6 +47,8 @@ export interface Metrics {
    * (`total`) or from that client address (`address`).
    */
   connectionDropped(reason: 'total' | 'address'): void;
+  /** Where `kubemod_log_lines_dropped_total` reads its count from at scrape time. */
+  setLogDropSource(source: () => number): void;
   /** Where `kubemod_rules_loaded` reads its values from at scrape time (the current store). */
   setRuleCountSource(source: () => ReadonlyMap<string, number>): void;
   /**
@@ -118,11 +121,22 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const codesOf = new Map<string, Set<string>>();
   let ruleCounts: () => ReadonlyMap<string, number> = () => new Map();
   let ruleExists: ((rule: string) => boolean) | undefined;
-  const requests = new Counter({
+  let logDrops: () => number = () => 0;
+  // The counters incremented on every admission request take their increments when read.
+  const requestCounts = new PendingCounts<'webhook' | 'operation' | 'result'>(
+    (l) => `${l.webhook}\0${l.operation}\0${l.result}`,
+  );
+  const patchCounts = new PendingCounts<'rule'>((l) => l.rule);
+  const rejectionCounts = new PendingCounts<'rule'>((l) => l.rule);
+  const resultCounts = new PendingCounts<'rule' | 'result'>((l) => `${l.rule}\0${l.result}`);
+  new Counter({
     name: 'kubemod_webhook_requests_total',
     help: 'Webhook requests by webhook, admission operation and result.',
     labelNames: ['webhook', 'operation', 'result'] as const,
     registers: [registry],
+    collect(): void {
+      requestCounts.flushInto(this);
+    },
   });
   const latency = new Histogram({
     name: 'kubemod_webhook_request_duration_seconds',
@@ -136,12 +150,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Objects patched, per ModRule.',
     labelNames: ['rule'] as const,
     registers: [registry],
+    collect(): void {
+      patchCounts.flushInto(this);
+    },
   });
   const rejections = new Counter({
     name: 'kubemod_rule_rejections_total',
     help: 'Operations rejected, per ModRule.',
     labelNames: ['rule'] as const,
     registers: [registry],
+    collect(): void {
+      rejectionCounts.flushInto(this);
+    },
   });
   const errors = new Counter({
     name: 'kubemod_rule_errors_total',
@@ -154,6 +174,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'What a ModRule did to an admission request, per ModRule and result (patched, rejected, warned, audited, failed, refused).',
     labelNames: ['rule', 'result'] as const,
     registers: [registry],
+    collect(): void {
+      resultCounts.flushInto(this);
+    },
   });
   const lag = new Histogram({
     name: 'kubemod_event_loop_lag_seconds',
@@ -174,6 +197,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
   ruleLabels.onForget((rule) => {
+    const ofRule = (labels: { rule: string }): boolean => labels.rule === rule;
+    patchCounts.drop(ofRule);
+    rejectionCounts.drop(ofRule);
+    resultCounts.drop(ofRule);
     patches.remove({ rule });
     rejections.remove({ rule });
     for (const result of RULE_RESULTS) results.remove({ rule, result });
@@ -190,19 +217,28 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const [namespace, count] of ruleCounts()) this.set({ namespace }, count);
     },
   });
+  new Counter({
+    name: 'kubemod_log_lines_dropped_total',
+    help: 'Log lines dropped because the log buffer was full (stdout not read fast enough).',
+    registers: [registry],
+    collect(): void {
+      this.reset();
+      this.inc(logDrops());
+    },
+  });
   return {
     registry,
     contentType: registry.contentType,
     observeRequest(webhook, operation, result, seconds): void {
-      requests.inc({ webhook, operation: operationLabel(operation), result });
+      requestCounts.inc({ webhook, operation: operationLabel(operation), result });
       latency.observe({ webhook }, seconds);
     },
     ruleLabels,
     rulePatched: (rule) => {
-      patches.inc({ rule: ruleLabels.label(rule) });
+      patchCounts.inc({ rule: ruleLabels.label(rule) });
     },
     ruleRejected: (rule) => {
-      rejections.inc({ rule: ruleLabels.label(rule) });
+      rejectionCounts.inc({ rule: ruleLabels.label(rule) });
     },
     ruleFailed: (rule, code) => {
       const label = ruleLabels.label(rule);
@@ -212,7 +248,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       errors.inc({ rule: label, code: codeLabel(code) });
     },
     ruleResult: (rule, result) => {
-      results.inc({ rule: ruleLabels.label(rule), result });
+      resultCounts.inc({ rule: ruleLabels.label(rule), result });
     },
     forgetRule: (rule) => {
       ruleLabels.forget(rule);
@@ -225,6 +261,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     connectionDropped(reason): void {
       dropped.inc({ reason });
+    },
+    setLogDropSource(source): void {
+      logDrops = source;
     },
     setRuleCountSource(source): void {
       ruleCounts = source;

@@ -28,15 +28,33 @@ export interface CreateJsonPatchOptions {
   readonly ignoredPaths?: readonly string[];
 }
 
+/** Ignored paths as the differ reads them: by text, by segments, and their most segments. */
+interface IgnoredPaths {
+  readonly paths: ReadonlySet<string>;
+  readonly segments: readonly (readonly string[])[];
+  readonly depth: number;
+}
+
+function ignoredPathsOf(paths: readonly string[]): IgnoredPaths {
+  const segments = paths.map(parseJsonPointer);
+  const depth = Math.max(0, ...segments.map((s) => s.length));
+  return { paths: new Set(paths), segments, depth };
+}
+
+/** The defaults, parsed once (every admission request with a patch diffs with them). */
+let defaultIgnored: IgnoredPaths | undefined;
+
 export function createJsonPatch(
   before: JsonValue,
   after: JsonValue,
   options: CreateJsonPatchOptions = {},
 ): JsonPatchOperation[] {
-  const ignored = options.ignoredPaths ?? DEFAULT_IGNORED_PATHS;
+  const ignored =
+    options.ignoredPaths === undefined
+      ? (defaultIgnored ??= ignoredPathsOf(DEFAULT_IGNORED_PATHS))
+      : ignoredPathsOf(options.ignoredPaths);
   const ops: JsonPatchOperation[] = [];
-  const differ = new Differ(ops, new Set(ignored), ignored.map(parseJsonPointer));
-  differ.diff(before, after, '', 0);
+  new Differ(ops, ignored).diff(before, after, '', 0);
   return ops;
 }
 
@@ -88,15 +106,18 @@ export function jsonEqual(a: JsonValue, b: JsonValue, metered = true): boolean {
  * a request whose time budget the rules used up into a failure of every rule's patch.
  */
 class Differ {
+  private readonly ignored: ReadonlySet<string>;
+  private readonly ignoredSegments: readonly (readonly string[])[];
   /** The most segments of an ignored path: deeper paths are never looked up. */
   private readonly ignoredDepth: number;
 
   constructor(
     private readonly ops: JsonPatchOperation[],
-    private readonly ignored: ReadonlySet<string>,
-    private readonly ignoredSegments: readonly string[][],
+    ignored: IgnoredPaths,
   ) {
-    this.ignoredDepth = Math.max(0, ...ignoredSegments.map((segments) => segments.length));
+    this.ignored = ignored.paths;
+    this.ignoredSegments = ignored.segments;
+    this.ignoredDepth = ignored.depth;
   }
 
   /**
