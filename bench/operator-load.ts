@@ -3,7 +3,7 @@
  * operator started in a child process (so its RSS is its own) until /readyz-equivalent readiness.
  *
  *   npx tsc -p tsconfig.bench.json && node dist/bench/operator-load.js [--rules 5000] [--namespaces 500]
- *     [--node-options '<flags>'] [--runs 1] [--cpu-prof <dir>]
+ *     [--node-options '<flags>'] [--runs 1] [--cpu-prof <dir>] [--traffic-ms 0]
  *
  * Prints startup-to-ready (process start → every informer synced → rules compiled into the store),
  * the time until the leader has written every ModRule's Ready status, and RSS/heap at that size.
@@ -11,6 +11,8 @@
  * as shipped; `--node-options ''` runs it with V8's defaults instead. `--runs N` starts the operator
  * N times, one after another, against the same populated cluster; `--cpu-prof <dir>` writes each
  * run's V8 CPU profile there (for diagnosis: profiling slows the operator down).
+ * `--traffic-ms N` (N > 0) then sends admission traffic to the operator's own webhook, N ms per
+ * object, and prints its RSS after it, after 5 s idle and after GC (bench/lib/operator-traffic.ts).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { repoRoot } from '../test/cluster/binaries.js';
 import { startControlPlane } from '../test/cluster/control-plane.js';
 import { createKubeClient, type KubeClient } from '../src/kube/kube-client.js';
 import { kubeconfigConnection } from '../src/kube/kube-connection.js';
+import type { RunningOperator } from '../src/controller/operator.js';
 import {
   createNamespaces,
   installModRuleCrd,
@@ -26,6 +29,27 @@ import {
   startBenchOperator,
   waitForModRules,
 } from './lib/bench-operator.js';
+import {
+  prepareTraffic,
+  sendTraffic,
+  trafficLines,
+  type TrafficPlan,
+  type TrafficResult,
+} from './lib/operator-traffic.js';
+
+/** The child's JSON line. */
+interface ChildReport {
+  readonly readyMs: number;
+  readonly sinceStartMs: number;
+  readonly cpuMs: number;
+  readonly statusMs: number;
+  readonly storeSize: number;
+  readonly rssAtReadyMb: number;
+  readonly rssSettledMb: number;
+  readonly heapUsedSettledMb: number;
+  /** With `--traffic-ms N`, N > 0. */
+  readonly traffic?: TrafficResult;
+}
 
 function rule(i: number, namespace: string): object {
   const reject = i % 5 === 4;
@@ -86,10 +110,30 @@ async function populate(client: KubeClient, rules: number, namespaces: number): 
   return performance.now() - started;
 }
 
-/** Child mode: run the operator, report when ready and when every status is written. */
-async function child(kubeconfigPath: string, rules: number): Promise<void> {
+/**
+ * Child mode: run the operator, report when ready and when every status is written, then (with a
+ * traffic plan) its memory after admission traffic.
+ */
+async function child(
+  kubeconfigPath: string,
+  rules: number,
+  traffic: TrafficPlan | undefined,
+): Promise<void> {
   const t0 = performance.now();
   const operator = await startBenchOperator(kubeconfigPath, ['--lease-duration-ms', '2000']);
+  try {
+    await measureChild(operator, t0, rules, traffic);
+  } finally {
+    await operator.stop();
+  }
+}
+
+async function measureChild(
+  operator: RunningOperator,
+  t0: number,
+  rules: number,
+  traffic: TrafficPlan | undefined,
+): Promise<void> {
   await operator.waitForReady();
   const readyMs = performance.now() - t0;
   // From process start (module loading included), and the CPU time spent until then (user +
@@ -107,10 +151,18 @@ async function child(kubeconfigPath: string, rules: number): Promise<void> {
   const statusMs = performance.now() - t0;
   globalThis.gc?.();
   const settled = process.memoryUsage();
-  process.stdout.write(
-    `${JSON.stringify({ readyMs, sinceStartMs, cpuMs, statusMs, storeSize: operator.store.size, rssAtReadyMb: atReady.rss / 2 ** 20, rssSettledMb: settled.rss / 2 ** 20, heapUsedSettledMb: settled.heapUsed / 2 ** 20 })}\n`,
-  );
-  await operator.stop();
+  const result: ChildReport = {
+    readyMs,
+    sinceStartMs,
+    cpuMs,
+    statusMs,
+    storeSize: operator.store.size,
+    rssAtReadyMb: atReady.rss / 2 ** 20,
+    rssSettledMb: settled.rss / 2 ** 20,
+    heapUsedSettledMb: settled.heapUsed / 2 ** 20,
+    ...(traffic === undefined ? {} : { traffic: await sendTraffic(operator.webhookUrl, traffic) }),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 /** The NODE_OPTIONS of the operator container in config/manager/deployment.yaml. */
@@ -143,6 +195,7 @@ function runChild(
   rules: number,
   nodeOptions: string,
   profileDir: string | undefined,
+  traffic: TrafficPlan | undefined,
 ): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const proc = spawn(
@@ -157,6 +210,7 @@ function runChild(
         kubeconfigPath,
         '--rules',
         String(rules),
+        ...(traffic === undefined ? [] : ['--traffic', JSON.stringify(traffic)]),
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -174,7 +228,7 @@ function runChild(
   });
 }
 
-function report(r: Record<string, number>): void {
+function report(r: Partial<ChildReport>): void {
   const fmt = (n: number | undefined): string => (n === undefined ? '?' : n.toFixed(0));
   console.log(
     `operator ready (all informers synced, ${fmt(r.storeSize)} rules compiled) in ${fmt(r.readyMs)} ms (${fmt(r.sinceStartMs)} ms from process start; CPU ${fmt(r.cpuMs)} ms)`,
@@ -183,6 +237,7 @@ function report(r: Record<string, number>): void {
   console.log(
     `RSS at ready ${fmt(r.rssAtReadyMb)} MiB; after statuses + GC ${fmt(r.rssSettledMb)} MiB (heap used ${fmt(r.heapUsedSettledMb)} MiB)`,
   );
+  if (r.traffic !== undefined) for (const line of trafficLines(r.traffic)) console.log(line);
 }
 
 async function main(): Promise<void> {
@@ -194,14 +249,22 @@ async function main(): Promise<void> {
       'node-options': { type: 'string' },
       runs: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'traffic-ms': { type: 'string' },
+      traffic: { type: 'string' },
     },
   });
   const rules = Number(values.rules ?? 5000);
   const namespaces = Number(values.namespaces ?? 500);
   if (values.child !== undefined) {
-    await child(values.child, rules);
+    const plan =
+      values.traffic === undefined ? undefined : (JSON.parse(values.traffic) as TrafficPlan);
+    await child(values.child, rules, plan);
     return;
   }
+  const trafficMs = Number(values['traffic-ms'] ?? 0);
+  if (!(trafficMs >= 0)) throw new Error('--traffic-ms must be a number >= 0');
+  // Built and written here, before the control plane starts, not in the measured process.
+  const traffic = trafficMs > 0 ? prepareTraffic(trafficMs) : undefined;
   const nodeOptions = values['node-options'] ?? (await shippedNodeOptions());
   const plane = await startControlPlane();
   try {
@@ -220,8 +283,8 @@ async function main(): Promise<void> {
       if (runs > 1) console.log(`run ${String(run)} of ${String(runs)}:`);
       // Every run is a first install: the webhook certificate is generated again.
       if (run > 1) await client.request({ method: 'DELETE', path: CERT_SECRET_PATH });
-      const out = await runChild(plane.kubeconfigPath, rules, nodeOptions, profileDir);
-      report(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Record<string, number>);
+      const out = await runChild(plane.kubeconfigPath, rules, nodeOptions, profileDir, traffic);
+      report(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Partial<ChildReport>);
     }
     console.log(`node ${process.version}, NODE_OPTIONS=${JSON.stringify(nodeOptions)}`);
   } finally {
