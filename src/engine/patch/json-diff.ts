@@ -3,7 +3,7 @@ import { escapePointerSegment, parseJsonPointer } from './json-pointer.js';
 import { cloneJson, deleteOwn, getOwn, hasOwn } from './own-property.js';
 import { sortStrings } from '../sort-strings.js';
 import { MAX_VALUE_DEPTH } from '../work-limits.js';
-import { charge } from '../active-meter.js';
+import { charge, chargeBytes } from '../active-meter.js';
 
 /**
  * The RFC 6902 patch from `before` to `after`, for the admission response. Deterministic:
@@ -49,10 +49,15 @@ export function createJsonPatch(
   after: JsonValue,
   options: CreateJsonPatchOptions = {},
 ): JsonPatchOperation[] {
-  const ignored =
-    options.ignoredPaths === undefined
-      ? (defaultIgnored ??= ignoredPathsOf(DEFAULT_IGNORED_PATHS))
-      : ignoredPathsOf(options.ignoredPaths);
+  let ignored: IgnoredPaths;
+  if (options.ignoredPaths === undefined) {
+    defaultIgnored ??= ignoredPathsOf(DEFAULT_IGNORED_PATHS);
+    ignored = defaultIgnored;
+    // Charged as when they were parsed on every call: the request's units stay what they were.
+    for (const path of DEFAULT_IGNORED_PATHS) chargeBytes(path.length);
+  } else {
+    ignored = ignoredPathsOf(options.ignoredPaths);
+  }
   const ops: JsonPatchOperation[] = [];
   new Differ(ops, ignored).diff(before, after, '', 0);
   return ops;

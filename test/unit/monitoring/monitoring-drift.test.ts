@@ -91,6 +91,7 @@ describe('config/monitoring against the operator /metrics', () => {
       'alert KubemodCertificateExpiring',
       'alert KubemodNoLeader',
       'alert KubemodWebhookConfigurationMissing',
+      'alert KubemodLogLinesDropped',
     ]);
     for (const query of queries) expect(metricNames(query.expr), query.where).not.toEqual([]);
   });
