@@ -10,8 +10,9 @@
  * every object first (BENCH_WARMUP_WINDOWS windows of BENCH_WARMUP_WINDOW_MS, default 6 × 2000;
  * the CPU per request of each window is reported as a curve), then loaded in turn per object (Pod,
  * 10 KB and 100 KB Deployment, sent compact as an API server sends them), BENCH_REPS times
- * (default 5), BENCH_PHASE_MS each (default 3000). BENCH_BASELINE=<checkout> adds that checkout's
- * serve with 1,000 rules (before and after in one run). Ours is reported as a share of the floor
+ * (default 5), BENCH_PHASE_MS each (default 3000); then BENCH_TOGETHER_REPS rounds (default 5)
+ * per object with every server loaded at the same time. BENCH_BASELINE=<checkout> adds that
+ * checkout's serve with 1,000 rules (before and after in one run). Ours is reported as a share of the floor
  * of the same repetition, in req/s and CPU per request. Then the floor's and the 1,000-rule
  * server's open loop at 500 req/s, and a server with 10,000 rules (startup time, RSS
  * before any traffic and after a short load). Every phase is bounded by duration and request count.
@@ -183,6 +184,7 @@ async function main(): Promise<void> {
   const phaseMs = Number(process.env.BENCH_PHASE_MS ?? 3000);
   const warmUpWindows = Number(process.env.BENCH_WARMUP_WINDOWS ?? 6);
   const warmUpWindowMs = Number(process.env.BENCH_WARMUP_WINDOW_MS ?? 2000);
+  const togetherReps = Number(process.env.BENCH_TOGETHER_REPS ?? 5);
   const floor = await startServer('floor (bare Node)', 'floor');
   const serve10 = await startServer('serve, 10 rules', 10);
   const serve1k = await startServer('serve, 1,000 rules', 1000);
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
         ];
   const servers = [floor, serve10, serve1k, ...baseline, ...semiSpace];
   let side: string;
+  let togetherTable: string;
   let warmUpTable: string;
   let floorOpenLine: string;
   let idleRss: string;
@@ -222,9 +225,11 @@ async function main(): Promise<void> {
       reps,
       durationMs: phaseMs,
       warmUp: { windows: warmUpWindows, windowMs: warmUpWindowMs },
+      together: { reps: togetherReps, durationMs: phaseMs },
       load: (spec) => load(generator, spec),
     });
     side = formatSideBySide(result.rows, floor.label);
+    togetherTable = formatSideBySide(result.together, floor.label);
     warmUpTable = formatWarmUp(result.warmUp);
     idleRss += `\n\nRSS after the side-by-side load: ${servers.map((server) => `${server.label}: ${rssMb(server.process.pid).toFixed(0)} MB`).join('; ')}`;
     // The floor's open loop at 500 req/s in the same run: what this machine's own stalls do to p99.
@@ -277,6 +282,10 @@ async function main(): Promise<void> {
     `Warm-up before those runs (each server in turn, objects in order; CPU µs per request of each ${String(warmUpWindowMs)} ms window):`,
     '',
     warmUpTable,
+    '',
+    `Every server loaded at the same time (one load generator each, ${String(togetherReps)} rounds of ${String(phaseMs)} ms per object): the drift of the VM cannot favour any of them, but they share the core's caches too. req/s is each one's part of a shared core; compare CPU per request:`,
+    '',
+    togetherTable,
     '',
     `RSS 10 s after startup, before traffic: ${idleRss}`,
     '',

@@ -44,6 +44,8 @@ export interface WarmUpCurve {
 
 export interface SideBySideResult {
   readonly rows: SideBySideRow[];
+  /** The rounds with every server loaded at once (`together`); empty when none were asked. */
+  readonly together: SideBySideRow[];
   readonly warmUp: WarmUpCurve[];
 }
 
@@ -71,6 +73,14 @@ export interface SideBySideOptions {
   readonly durationMs: number;
   /** Warm-up before the repetitions: `windows` windows of `windowMs` per server and object. */
   readonly warmUp: { readonly windows: number; readonly windowMs: number };
+  /**
+   * After the repetitions, `reps` rounds per object of `durationMs` in which every server is
+   * loaded at the same time (one load generator each). The servers then share the core at the
+   * same moment, so the VM's drift cannot favour one of them: their CPU per request compares
+   * within a few percent where phases taken in turn vary by tens. The price is that they also
+   * share the core's caches, which costs the larger process more.
+   */
+  readonly together?: { readonly reps: number; readonly durationMs: number };
   readonly load: (spec: LoadSpec) => Promise<LoadReport>;
 }
 
@@ -124,21 +134,42 @@ export async function sideBySide(options: SideBySideOptions): Promise<SideBySide
           server,
           spec(server, object, options.durationMs),
         );
-        const key = `${object} ${server.label}`;
-        const row = rows.get(key) ?? {
-          object,
-          server: server.label,
-          rps: [],
-          cpuUs: [],
-          errors: 0,
-        };
-        row.rps.push(report.requestsPerSecond);
-        row.cpuUs.push(cpuUs);
-        rows.set(key, { ...row, errors: row.errors + report.errors + report.non200 });
+        addRep(rows, object, server.label, report, cpuUs);
       }
     }
   }
-  return { rows: [...rows.values()], warmUp };
+  const together = new Map<string, SideBySideRow>();
+  for (let rep = 0; rep < (options.together?.reps ?? 0); rep++) {
+    for (const object of options.objects) {
+      const durationMs = options.together?.durationMs ?? options.durationMs;
+      const before = options.servers.map((server) => cpuSeconds(server.process.pid));
+      const reports = await Promise.all(
+        options.servers.map((server) => options.load(spec(server, object, durationMs))),
+      );
+      options.servers.forEach((server, i) => {
+        const report = reports[i];
+        if (report === undefined) return;
+        const cpu = cpuSeconds(server.process.pid) - (before[i] ?? Number.NaN);
+        addRep(together, object, server.label, report, (cpu * 1e6) / Math.max(1, report.requests));
+      });
+    }
+  }
+  return { rows: [...rows.values()], together: [...together.values()], warmUp };
+}
+
+/** Appends one repetition's figures to the row of `object` and `server`. */
+function addRep(
+  rows: Map<string, SideBySideRow>,
+  object: ObjectName,
+  server: string,
+  report: LoadReport,
+  cpuUs: number,
+): void {
+  const key = `${object} ${server}`;
+  const row = rows.get(key) ?? { object, server, rps: [], cpuUs: [], errors: 0 };
+  row.rps.push(report.requestsPerSecond);
+  row.cpuUs.push(cpuUs);
+  rows.set(key, { ...row, errors: row.errors + report.errors + report.non200 });
 }
 
 /** The middle value (the mean of the two middle ones for an even count). */

@@ -1,5 +1,55 @@
+import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { formatSideBySide, formatWarmUp } from '../../../bench/lib/side-by-side.js';
+import {
+  formatSideBySide,
+  formatWarmUp,
+  sideBySide,
+  type BenchServer,
+} from '../../../bench/lib/side-by-side.js';
+import type { LoadReport, LoadSpec } from '../../../bench/lib/load-spec.js';
+
+describe('sideBySide together rounds', () => {
+  it('loads every server at once, one round per object and repetition', async () => {
+    // Stand-ins: this process as every server's process (its CPU is read from /proc), ports 1–3.
+    const servers: BenchServer[] = [1, 2, 3].map((port) => ({
+      label: `s${String(port)}`,
+      process: { pid: process.pid } as ChildProcess,
+      port,
+    }));
+    let inFlight = 0;
+    const peaks: number[] = [];
+    const load = async (spec: LoadSpec): Promise<LoadReport> => {
+      inFlight += 1;
+      peaks.push(inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight -= 1;
+      const requests = 100 * spec.port;
+      const report = { requests, errors: 0, non200: 0, elapsedMs: spec.durationMs };
+      return { ...report, requestsPerSecond: requests, p50Ms: 1, p90Ms: 1, p99Ms: 1, maxMs: 1 };
+    };
+    const result = await sideBySide({
+      servers,
+      objects: ['pod-2kb', 'deployment-10kb'],
+      reps: 0,
+      durationMs: 10,
+      warmUp: { windows: 0, windowMs: 10 },
+      together: { reps: 2, durationMs: 10 },
+      load,
+    });
+    // Each round starts all three loads before any ends.
+    expect(Math.max(...peaks)).toBe(3);
+    expect(result.rows).toEqual([]);
+    expect(result.together.map((row) => [row.object, row.server, row.rps])).toEqual([
+      ['pod-2kb', 's1', [100, 100]],
+      ['pod-2kb', 's2', [200, 200]],
+      ['pod-2kb', 's3', [300, 300]],
+      ['deployment-10kb', 's1', [100, 100]],
+      ['deployment-10kb', 's2', [200, 200]],
+      ['deployment-10kb', 's3', [300, 300]],
+    ]);
+    for (const row of result.together) expect(row.cpuUs.every(Number.isFinite)).toBe(true);
+  });
+});
 
 describe('formatSideBySide', () => {
   it('takes each share against the floor of the same repetition, then the median', () => {
