@@ -12,7 +12,7 @@ import { FORBIDDEN } from './terminal-controls.test-support.js';
 import { CONFIGMAPS, FakeAuditApi } from '../audit/run/fake-audit-api.test-support.js';
 import { MODRULES, NAMESPACES } from '../audit/cluster/cluster-inputs.js';
 import { runAudit } from './audit-command.js';
-import { main } from './main.js';
+import { runMain } from './run-main.test-support.js';
 
 /** An annotation a tenant controls: window title, clear screen, 8-bit CSI, line rewrite. */
 const EVIL = 'a\u001b]0;pwned\u0007\u001b[2J\u009b31m\rZ';
@@ -73,20 +73,10 @@ function expectTerminalSafe(text: string, sgr = false): void {
   ).toBe('none');
 }
 
-async function runMain(
-  argv: string[],
-  stdoutIsTty = false,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    env: {},
-    stdoutIsTty,
-    clock: () => 0, // no time backstop: the rule failure must be the YAML one
-  });
-  return { code, out, err };
+/** The CLI in process, with no time backstop: a rule failure must be the YAML one. */
+async function runCli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { code, stdout, stderr } = await runMain(argv, { clock: () => 0 });
+  return { code, out: stdout, err: stderr };
 }
 
 describe('kubemod-ts audit prints no raw control characters', () => {
@@ -146,7 +136,7 @@ describe('kubemod-ts dryrun prints no raw control characters', () => {
     ['a plain explain tree', ['--explain', '--color', 'never'], false],
     ['a coloured explain tree', ['--explain', '--color', 'always'], true],
   ] as const)('in its %s output and its warnings', async (_what, flags, sgr) => {
-    const { code, out, err } = await runMain([...inputs(), ...flags]);
+    const { code, out, err } = await runCli([...inputs(), ...flags]);
     expect(code).toBe(0);
     expectTerminalSafe(out, sgr);
     expectTerminalSafe(err);
@@ -155,7 +145,7 @@ describe('kubemod-ts dryrun prints no raw control characters', () => {
   });
 
   it('in its error messages', async () => {
-    const { code, err } = await runMain([
+    const { code, err } = await runCli([
       'dryrun',
       '--modrule',
       'x',
@@ -182,7 +172,7 @@ describe('kubemod-ts test prints no raw control characters', () => {
       ],
     };
     writeFileSync(join(dir, 'kubemod-test.yaml'), JSON.stringify(file));
-    const { code, out, err } = await runMain(['test', dir]);
+    const { code, out, err } = await runCli(['test', dir]);
     expect(err).toBe('');
     expect(code).toBe(1);
     expectTerminalSafe(out);
@@ -207,7 +197,7 @@ describe('kubemod-ts test prints no raw control characters', () => {
         ],
       };
       writeFileSync(join(dir, 'kubemod-test.yaml'), JSON.stringify(file));
-      const { code, out, err } = await runMain(['test', dir, '-o', format]);
+      const { code, out, err } = await runCli(['test', dir, '-o', format]);
       expect(code).toBe(1);
       expectTerminalSafe(out);
       expectTerminalSafe(err);
@@ -219,7 +209,7 @@ describe('kubemod-ts test prints no raw control characters', () => {
     const dir = workDir();
     const name = join(dir, 'bad\u001b[2J.kubemod-test.yaml');
     writeFileSync(name, 'cases: [');
-    const { code, out, err } = await runMain(['test', name]);
+    const { code, out, err } = await runCli(['test', name]);
     expect(code).toBe(2);
     expectTerminalSafe(out);
     expectTerminalSafe(err);
@@ -229,7 +219,7 @@ describe('kubemod-ts test prints no raw control characters', () => {
 
 describe('kubemod-ts', () => {
   it('escapes an unknown command', async () => {
-    const { code, err } = await runMain([`\u009b2J\u202e`]);
+    const { code, err } = await runCli([`\u009b2J\u202e`]);
     expect(code).toBe(2);
     expectTerminalSafe(err);
     expect(err).toContain('unknown command "\\x9b2J\\u202e"');
