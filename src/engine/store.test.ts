@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RuleStore } from './store.js';
+import { CANDIDATE_CACHE_ENTRIES, CANDIDATE_CACHE_RULE_REFS, RuleStore } from './store.js';
 import { makeRule } from './test-rules.js';
 
 const patch = [{ op: 'add', path: '/metadata/labels/x', value: 'y' }];
@@ -121,6 +121,59 @@ describe('rule store', () => {
     expect(keys(store, 'a', 'Pod')).toEqual(['a/r']);
     expect(store.delete('a', 'nope')).toBe(false);
     expect(Object.fromEntries(store.countsByNamespace())).toEqual({ a: 1 });
+  });
+
+  it('answers a repeated query from its cache until any rule changes', () => {
+    const store = new RuleStore();
+    store.put(kindRule('a', 'pods', 'Pod'));
+    const first = store.candidates({ namespace: 'a', kind: 'Pod', operation: 'CREATE' });
+    expect(store.candidates({ namespace: 'a', kind: 'Pod', operation: 'CREATE' })).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // Namespace, kind and operation each make their own answer.
+    expect(keys(store, 'b', 'Pod')).toEqual([]);
+    expect(keys(store, 'a', 'Service')).toEqual([]);
+    expect(keys(store, 'a', 'Pod', 'DELETE')).toEqual([]);
+    store.put(anyRule('a', 'any'));
+    expect(keys(store, 'a', 'Pod')).toEqual(['a/any', 'a/pods']);
+    store.put(anyRule('kubemod-system', 'c', { targetNamespaceRegex: '^a$' }));
+    expect(keys(store, 'a', 'Pod')).toEqual(['kubemod-system/c', 'a/any', 'a/pods']);
+    store.delete('a', 'pods');
+    expect(keys(store, 'a', 'Pod')).toEqual(['kubemod-system/c', 'a/any']);
+    expect(keys(store, 'b', 'Pod')).toEqual([]);
+  });
+
+  it('keeps its cache within its entry bound', () => {
+    const store = new RuleStore();
+    store.put(kindRule('a', 'pods', 'Pod'));
+    const first = store.candidates({ namespace: 'a', kind: 'Pod', operation: 'CREATE' });
+    for (let i = 0; i < CANDIDATE_CACHE_ENTRIES; i++) {
+      store.candidates({ namespace: `n${String(i)}`, kind: 'Pod', operation: 'CREATE' });
+    }
+    expect(store.candidates({ namespace: 'a', kind: 'Pod', operation: 'CREATE' })).not.toBe(first);
+  });
+
+  it('keeps its cache bounded whatever kinds and namespaces requests name', () => {
+    const store = new RuleStore();
+    for (let i = 0; i < 100; i++) {
+      store.put(anyRule('kubemod-system', `c${String(i)}`, { targetNamespaceRegex: '.*' }));
+    }
+    store.put(anyRule('a', 'r'));
+    // 101 rules per answer: the rule references, not the entries, reach their bound first.
+    const perAnswer = 101;
+    const answers = Math.floor(CANDIDATE_CACHE_RULE_REFS / perAnswer) + 10;
+    const first = store.candidates({ namespace: 'a', kind: 'K0', operation: 'CREATE' });
+    expect(first).toHaveLength(perAnswer);
+    for (let i = 1; i < answers; i++) {
+      store.candidates({ namespace: 'a', kind: `K${String(i)}`, operation: 'CREATE' });
+    }
+    // The first answer was dropped when the bound was reached: asked again, it is rebuilt.
+    const again = store.candidates({ namespace: 'a', kind: 'K0', operation: 'CREATE' });
+    expect(again).not.toBe(first);
+    expect(again.map((r) => r.key)).toEqual(first.map((r) => r.key));
+    // A kind too long to be a key is answered but not kept.
+    const long = 'K'.repeat(600);
+    const once = store.candidates({ namespace: 'a', kind: long, operation: 'CREATE' });
+    expect(store.candidates({ namespace: 'a', kind: long, operation: 'CREATE' })).not.toBe(once);
   });
 
   it('uses a configurable cluster namespace', () => {

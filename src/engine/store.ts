@@ -75,6 +75,15 @@ export function compareRules(a: CompiledRule, b: CompiledRule): number {
 }
 
 /**
+ * Bounds of the answers RuleStore.candidates keeps: at most this many (namespace, kind, operation)
+ * answers, referring to at most CANDIDATE_CACHE_RULE_REFS rules in all (8 bytes each: 2 MiB),
+ * for keys of at most MAX_CACHED_KEY_CHARS characters (a request's kind is any string).
+ */
+export const CANDIDATE_CACHE_ENTRIES = 4_096;
+export const CANDIDATE_CACHE_RULE_REFS = 262_144;
+const MAX_CACHED_KEY_CHARS = 512;
+
+/**
  * The in-memory rule store, tiered per namespace. The controller (or a directory watcher) only
  * puts and deletes compiled rules; the webhook only asks for candidates.
  */
@@ -84,6 +93,14 @@ export class RuleStore {
   /** Cluster-wide rules that apply to each namespace, cached until a cluster-wide rule changes. */
   private readonly clusterRulesByNamespace = new Map<string, RuleGroup>();
   private readonly onDelete: ((key: string) => void) | undefined;
+  /**
+   * candidates() answers by namespace, kind and operation, until any rule changes. Requests name
+   * kinds and namespaces that need not exist: the cache is emptied when it would go past its
+   * bounds (CANDIDATE_CACHE_ENTRIES), so it never holds more.
+   */
+  private readonly candidateCache = new Map<string, readonly CompiledRule[]>();
+  /** The lengths of the cached answers, summed: bounded by CANDIDATE_CACHE_RULE_REFS. */
+  private cachedRuleRefs = 0;
 
   /**
    * `onDelete` is told the key (`<namespace>/<name>`) of every rule that leaves the store (the
@@ -99,6 +116,7 @@ export class RuleStore {
     this.groups.set(rule.namespace, group);
     group.rules.set(rule.name, rule);
     group.invalidate();
+    this.forgetCandidates();
     if (rule.namespace === this.clusterNamespace) this.clusterRulesByNamespace.clear();
   }
 
@@ -106,6 +124,7 @@ export class RuleStore {
     const group = this.groups.get(namespace);
     if (group?.rules.delete(name) !== true) return false;
     group.invalidate();
+    this.forgetCandidates();
     if (group.rules.size === 0) this.groups.delete(namespace);
     if (namespace === this.clusterNamespace) this.clusterRulesByNamespace.clear();
     this.onDelete?.(`${namespace}/${name}`);
@@ -136,8 +155,35 @@ export class RuleStore {
    * their namespace plus cluster-wide rules whose targetNamespaceRegex matches the namespace;
    * cluster-scoped objects see cluster-wide rules whose targetNamespaceRegex is empty or `.*`.
    */
-  candidates(query: CandidateQuery): CompiledRule[] {
+  candidates(query: CandidateQuery): readonly CompiledRule[] {
     const namespace = query.namespace === '' ? undefined : query.namespace;
+    // NUL separates: Kubernetes names never hold one, so distinct queries never share a key.
+    const key = `${namespace ?? '\u0000'}\u0000${query.kind ?? '\u0000'}\u0000${query.operation}`;
+    const cached = this.candidateCache.get(key);
+    if (cached !== undefined) return cached;
+    const found = this.findCandidates(namespace, query);
+    if (key.length > MAX_CACHED_KEY_CHARS) return found;
+    if (
+      this.candidateCache.size >= CANDIDATE_CACHE_ENTRIES ||
+      this.cachedRuleRefs + found.length > CANDIDATE_CACHE_RULE_REFS
+    ) {
+      this.candidateCache.clear();
+      this.cachedRuleRefs = 0;
+    }
+    this.candidateCache.set(key, found);
+    this.cachedRuleRefs += found.length;
+    return found;
+  }
+
+  private forgetCandidates(): void {
+    this.candidateCache.clear();
+    this.cachedRuleRefs = 0;
+  }
+
+  private findCandidates(
+    namespace: string | undefined,
+    query: CandidateQuery,
+  ): readonly CompiledRule[] {
     const lists: (readonly CompiledRule[])[] = [];
     const add = (group: RuleGroup | undefined): void => {
       if (group === undefined) return;
@@ -153,7 +199,8 @@ export class RuleStore {
     const out: CompiledRule[] = [];
     for (const list of lists)
       for (const rule of list) if (rule.operations.has(query.operation)) out.push(rule);
-    return lists.filter((l) => l.length > 0).length > 1 ? out.sort(compareRules) : out;
+    if (lists.filter((l) => l.length > 0).length > 1) out.sort(compareRules);
+    return Object.freeze(out);
   }
 
   private clusterScopedRules(): RuleGroup | undefined {

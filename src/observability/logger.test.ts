@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,23 +40,37 @@ describe('createBufferedStdout', () => {
     for (let i = 0; i < 2000; i++) logger.info({ i }, 'patch applied');
     // Nothing has waited for the disk: the lines are still on their way.
     const written = await lines(path, 2000);
-    closeSync(fd);
+    await destination.close();
     expect(written.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(
       Array.from({ length: 2000 }, (_, i) => i),
     );
     expect(destination.dropped()).toBe(0);
   });
 
+  it('writes a lone line within its flush interval, without waiting for a full batch', async () => {
+    const { path, fd } = tempFile();
+    const destination = createBufferedStdout({ fd, flushMs: 20 });
+    const logger = createLogger({ level: 'info', destination });
+    logger.info({ i: 1 }, 'quiet webhook');
+    // Far below the batch size: only the timer writes it.
+    expect(readFileSync(path, 'utf8')).toBe('');
+    const written = await lines(path, 1);
+    await destination.close();
+    expect(written.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
+      'quiet webhook',
+    ]);
+  });
+
   it('drops whole lines past its bound and counts them', async () => {
     const { path, fd } = tempFile();
     const destination = createBufferedStdout({ fd, maxBytes: 2000 });
     const logger = createLogger({ level: 'info', destination });
-    // One synchronous burst: the first line goes out at once, the rest wait in the buffer.
+    // One synchronous burst: the lines wait in the buffer for their batch or the timer.
     for (let i = 0; i < 100; i++) logger.info({ i, pad: 'x'.repeat(50) }, 'line');
     const dropped = destination.dropped();
     expect(dropped).toBeGreaterThan(50);
     const written = await lines(path, 100 - dropped);
-    closeSync(fd);
+    await destination.close();
     expect(written).toHaveLength(100 - dropped);
     const kept = written.map((line) => (JSON.parse(line) as { i: number }).i);
     // What was kept came first: a stalled reader loses the newest lines, never half a line.

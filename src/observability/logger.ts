@@ -17,10 +17,17 @@ export interface LogDestination {
  */
 export const LOG_BUFFER_BYTES = 8 * 1024 * 1024;
 
+/** Bytes of log lines gathered before one write (see createBufferedStdout). */
+export const LOG_BATCH_BYTES = 4096;
+/** The longest a line waits for its batch to fill before it is written anyway. */
+export const LOG_FLUSH_MS = 100;
+
 /** A destination that holds lines and writes them in batches, off the request path. */
 export interface BufferedLogDestination extends LogDestination {
   /** Lines dropped so far because the buffer was full. */
   dropped(): number;
+  /** Writes out what it holds, stops its flush timer and closes its file descriptor. */
+  close(): Promise<void>;
 }
 
 /**
@@ -32,14 +39,28 @@ export interface BufferedLogDestination extends LogDestination {
  * lines are dropped and counted (`kubemod_log_lines_dropped_total`) rather than held without
  * limit. What is buffered is written out when the process exits, normally or not (pino flushes
  * it synchronously on `exit`); only a process killed outright loses the unwritten tail.
+ *
+ * Lines are written once `batchBytes` have gathered, or `flushMs` after the last write at the
+ * latest: each write is a round trip through libuv's thread pool (two thread switches), which
+ * costs several times the line itself when every line has its own. A line is therefore at most
+ * `flushMs` late on a quiet webhook; a busy one fills its batches sooner.
  */
 export function createBufferedStdout(
-  options: { readonly fd?: number; readonly maxBytes?: number } = {},
+  options: {
+    readonly fd?: number;
+    readonly maxBytes?: number;
+    readonly batchBytes?: number;
+    readonly flushMs?: number;
+  } = {},
 ): BufferedLogDestination {
+  const maxBytes = options.maxBytes ?? LOG_BUFFER_BYTES;
   const stream = pino.destination({
     dest: options.fd ?? 1,
     sync: false,
-    maxLength: options.maxBytes ?? LOG_BUFFER_BYTES,
+    maxLength: maxBytes,
+    // A batch always fits in the buffer, with room for the lines that arrive while it is written.
+    minLength: Math.min(options.batchBytes ?? LOG_BATCH_BYTES, Math.floor(maxBytes / 2)),
+    periodicFlush: options.flushMs ?? LOG_FLUSH_MS,
   });
   let dropped = 0;
   // pino writes one line per call, so each dropped write is one line.
@@ -49,6 +70,13 @@ export function createBufferedStdout(
   return {
     write: (line: string): boolean => stream.write(line),
     dropped: () => dropped,
+    close: () =>
+      new Promise<void>((resolve) => {
+        stream.once('close', () => {
+          resolve();
+        });
+        stream.end();
+      }),
   };
 }
 

@@ -139,14 +139,15 @@ class Differ {
   }
 
   private diffObjects(a: JsonObject, b: JsonObject, path: string, depth: number): void {
-    const keys = Object.keys(b);
-    for (const key of Object.keys(a)) if (!hasOwn(b, key)) keys.push(key);
+    // Only the members that differ are sorted and visited: those shared by copy-on-write are
+    // identical (no path to build, nothing to compare), and they are most of a patched object.
+    const keys: string[] = [];
+    for (const key in b) if (hasOwn(b, key) && getOwn(a, key) !== b[key]) keys.push(key);
+    for (const key in a) if (hasOwn(a, key) && !hasOwn(b, key)) keys.push(key);
     sortStrings(keys);
     for (const key of keys) {
       const from = getOwn(a, key);
       const to = getOwn(b, key);
-      // Members shared by copy-on-write are identical: no path to build, nothing to compare.
-      if (from === to) continue;
       const child = `${path}/${escapePointerSegment(key)}`;
       if (to === undefined) this.remove(child, depth + 1);
       else if (from === undefined) this.emit('add', child, to, depth + 1);

@@ -41,7 +41,14 @@ export function parseJsonPointer(pointer: string): string[] {
       `path ${JSON.stringify(pointer)} is not a JSON pointer: it must start with "/"`,
     );
   }
-  return pointer.slice(1).split('/').map(unescapePointerSegment);
+  const segments = pointer.slice(1).split('/');
+  // Most pointers escape nothing: no second array, no per-segment search.
+  if (pointer.includes('~')) {
+    for (let i = 0; i < segments.length; i++) {
+      segments[i] = unescapePointerSegment(segments[i] as string);
+    }
+  }
+  return segments;
 }
 
 /**

@@ -139,14 +139,11 @@ export function compileTemplate(source: string): CompiledTemplate {
       };
       const run = (): string => {
         const template = first ? exempt(build) : build();
-        return template.template(context, {
-          data: { km: state },
-          helpers: template.helpers,
-          allowProtoPropertiesByDefault: false,
-          allowProtoMethodsByDefault: false,
-          allowedProtoProperties: template.denied,
-          allowedProtoMethods: template.denied,
-        });
+        const data = { km: state };
+        return template.template(
+          context,
+          template.setUp ? { data } : { ...template.options, data },
+        );
       };
       let out: string;
       const meter = activeMeter();
@@ -171,8 +168,18 @@ export function compileTemplate(source: string): CompiledTemplate {
 
 interface BuiltTemplate {
   readonly template: HandlebarsTemplateDelegate;
+  /** What every render runs with: only the helpers the template uses, no inherited properties. */
+  readonly options: RuntimeOptions;
+  /** Whether `template` was set up with `options` once for all its renders (see setUpOnce). */
+  readonly setUp: boolean;
+}
+
+interface RuntimeOptions {
   readonly helpers: Record<string, Helper>;
-  readonly denied: Record<string, boolean> | undefined;
+  readonly allowProtoPropertiesByDefault: false;
+  readonly allowProtoMethodsByDefault: false;
+  readonly allowedProtoProperties: Record<string, boolean> | undefined;
+  readonly allowedProtoMethods: Record<string, boolean> | undefined;
 }
 
 function compileOptions(env: TemplateEnvironment, native: boolean): CompileOptions {
@@ -194,25 +201,61 @@ function precompileOrThrow(ast: HbsNode, env: TemplateEnvironment, native: boole
 
 function buildTemplate(source: string, env: TemplateEnvironment, native: boolean): BuiltTemplate {
   const ast = native ? parseNative(source, env) : parseGo(source, env);
-  const template = env.hb.compile(ast, compileOptions(env, native));
-  compileNow(template);
+  const template = compileRuntime(ast, env, native);
   // Go templates never resolve paths through handlebars (fields go through _field), so only native
   // templates need the list that silently denies inherited properties.
-  return {
-    template,
+  const denied = native ? env.deniedProtoNames : undefined;
+  const options: RuntimeOptions = {
     helpers: usedHelpers(ast, env),
-    denied: native ? env.deniedProtoNames : undefined,
+    allowProtoPropertiesByDefault: false,
+    allowProtoMethodsByDefault: false,
+    allowedProtoProperties: denied,
+    allowedProtoMethods: denied,
+  };
+  return { template, options, setUp: setUpOnce(template, options) };
+}
+
+/** What handlebars' instance has besides its typed API: the two compiler stages compile() runs. */
+interface HandlebarsCompilers {
+  readonly Compiler: new () => { compile(ast: unknown, options: object): unknown };
+  readonly JavaScriptCompiler: new () => {
+    compile(environment: unknown, options: object, context: undefined, asObject: true): unknown;
   };
 }
 
 /**
- * Makes handlebars compile the template now rather than on its first call (its compile() is
- * lazy), so that the build is all in buildTemplate. `_setup` compiles and then only sets up the
- * runtime container, which every render sets up again with its own options.
+ * The template's function, built now: what handlebars' compile() builds lazily on a template's
+ * first call (the same parse, compiler and runtime steps), so that the build is all here and the
+ * runtime template is the one returned (setUpOnce needs it).
  */
-function compileNow(template: HandlebarsTemplateDelegate): void {
-  const setup = (template as { _setup?: unknown })._setup;
-  if (typeof setup === 'function') setup.call(template, {});
+function compileRuntime(
+  ast: HbsNode,
+  env: TemplateEnvironment,
+  native: boolean,
+): HandlebarsTemplateDelegate {
+  const options = { ...compileOptions(env, native) };
+  const hb = env.hb as typeof env.hb & HandlebarsCompilers;
+  const program = hb.parse(ast as unknown as string, options);
+  const environment = new hb.Compiler().compile(program, options);
+  const spec = new hb.JavaScriptCompiler().compile(environment, options, undefined, true);
+  return hb.template(spec as Parameters<typeof hb.template>[0]);
+}
+
+/**
+ * Sets the template's runtime up once for all its renders. Handlebars sets a template's runtime
+ * container up from the options of every call (`_setup`: the helpers, each wrapped in a new
+ * closure, and the prototype access rules), about 2 KB of garbage per render. Our options are the
+ * same on every render (a render's own state travels in `data`), so `_setup` runs here with them
+ * and is then skipped. Returns false, and changes nothing, if this handlebars has no `_setup`:
+ * every render then passes the options itself.
+ */
+function setUpOnce(template: HandlebarsTemplateDelegate, options: RuntimeOptions): boolean {
+  const target = template as { _setup?: unknown };
+  const setup = target._setup;
+  if (typeof setup !== 'function') return false;
+  setup.call(template, options);
+  target._setup = (): void => undefined;
+  return true;
 }
 
 /** The helpers a template can call: every single-name path in it that names a helper. */
