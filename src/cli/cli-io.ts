@@ -1,4 +1,7 @@
-import { createBufferedStdout, type BufferedLogDestination } from '../observability/logger.js';
+import {
+  createBufferedStdout,
+  type BufferedLogDestination,
+} from '../observability/batched-stdout.js';
 
 /** The process edges a command touches, injected so commands are testable in-process. */
 export interface CliIo {

@@ -7,12 +7,8 @@ import {
 import { sleepWithSignal } from '../kube/informer.js';
 import { startOperator, type RunningOperator } from '../controller/operator.js';
 import { describeError, isKubemodError } from '../errors/catalog.js';
-import {
-  createLogger,
-  type BufferedLogDestination,
-  type LogDestination,
-  type Logger,
-} from '../observability/logger.js';
+import { createLogger, type LogDestination, type Logger } from '../observability/logger.js';
+import type { BufferedLogDestination } from '../observability/batched-stdout.js';
 import { createMetrics } from '../observability/metrics.js';
 import {
   createHelperThreadPriority,

@@ -128,6 +128,8 @@ export function* evaluationSteps(
 ): Generator<void, EvaluationResult, void> {
   const original = request.object;
   const candidates = store.candidates(candidateQueryOf(request));
+  // Most requests of a cluster concern no rule: nothing to copy, match or diff.
+  if (candidates.length === 0) return unchangedResult(original);
   const state = new WorkingObject(original, request.syntheticRefs);
   const trace = request.trace;
   const context = { namespace: request.namespace ?? '', limits: request.limits, trace };
@@ -232,6 +234,20 @@ export function* evaluationSteps(
   return { patch, patched, rejections, warnings, audited, applied, failures, pending };
 }
 
+/** The result of an evaluation that no rule concerns: the object as received, nothing else. */
+export function unchangedResult(object: JsonObject): EvaluationResult {
+  return {
+    patch: [],
+    patched: object,
+    rejections: [],
+    warnings: [],
+    audited: [],
+    applied: [],
+    failures: [],
+    pending: [],
+  };
+}
+
 /** What the store is asked for: a Namespace object is looked up as cluster-scoped. */
 export function candidateQueryOf(request: EvaluationRequest): CandidateQuery {
   const kind = typeof request.object.kind === 'string' ? request.object.kind : undefined;
@@ -286,7 +302,9 @@ class WorkingObject {
   /** Applies operations; an error names the `spec.patch[i]` field the failing operation came from. */
   apply(operations: readonly JsonPatchOperation[], fields: readonly string[] = []): void {
     let doc: JsonValue = this.view;
-    for (const [i, op] of operations.entries()) {
+    // An index loop: entries() would allocate a pair and an iterator result per operation.
+    for (let i = 0; i < operations.length; i++) {
+      const op = operations[i] as JsonPatchOperation;
       try {
         const segments = parseJsonPointer(op.path);
         this.cow.prepare(segments);

@@ -37,6 +37,36 @@ const UNTIMED = { ruleMillis: 1e9, namespaceMillis: 1e9, requestMillis: 1e9 };
 const setImmediateTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('evaluateSliced', () => {
+  it('answers a request no rule concerns with the object as received, as evaluate does', async () => {
+    // Rules for another kind and another namespace only: no candidate for this Pod.
+    const store = labelRules(3);
+    store.put(
+      makeRule('b', 'elsewhere', {
+        type: 'Patch',
+        match: [{ select: '$.kind', matchValue: 'Pod' }],
+        patch: [{ op: 'add', path: '/metadata/labels/x', value: 'y' }],
+      }),
+    );
+    const service = { ...pod, kind: 'Service' };
+    const scheduler: SliceScheduler = { sliceMs: 0, yieldToLoop: setImmediateTurn };
+    const sliced = await evaluateSliced(store, request({ object: service }), scheduler);
+    const whole = evaluate(store, request({ object: service }));
+    for (const result of [sliced.result, whole]) {
+      expect(result.patched).toBe(service);
+      expect(result).toEqual({
+        patch: [],
+        patched: service,
+        rejections: [],
+        warnings: [],
+        audited: [],
+        applied: [],
+        failures: [],
+        pending: [],
+      });
+    }
+    expect(sliced.yields).toBe(0);
+  });
+
   it('yields only once a slice is used up, at rule boundaries', async () => {
     let now = 0;
     // Every look at the clock costs 1 ms: with 4 ms slices the evaluation yields every few rules.

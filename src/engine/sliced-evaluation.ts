@@ -1,4 +1,10 @@
-import { evaluationSteps, type EvaluationRequest, type EvaluationResult } from './evaluate.js';
+import {
+  candidateQueryOf,
+  evaluationSteps,
+  unchangedResult,
+  type EvaluationRequest,
+  type EvaluationResult,
+} from './evaluate.js';
 import type { RuleStore } from './store.js';
 import { cpuClock } from './cpu-clock.js';
 import { withMeter } from './active-meter.js';
@@ -38,6 +44,10 @@ export async function evaluateSliced(
   request: EvaluationRequest,
   scheduler: SliceScheduler,
 ): Promise<SlicedEvaluation> {
+  // No candidate rule: no meter, no steps (the store keeps its answer, so asking twice is cheap).
+  if (store.candidates(candidateQueryOf(request)).length === 0) {
+    return { result: unchangedResult(request.object), yields: 0, waitedMs: 0 };
+  }
   // Slices are wall time (they are about other requests' latency); the meter's backstop is CPU
   // time (cpuClock). A test injects one clock for both.
   const clock = request.clock ?? ((): number => performance.now());

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBufferedStdout, createLogger } from './logger.js';
+import { createBufferedStdout, type BatchedWriteIo } from './batched-stdout.js';
+import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -41,6 +42,7 @@ describe('createBufferedStdout', () => {
     // Nothing has waited for the disk: the lines are still on their way.
     const written = await lines(path, 2000);
     await destination.close();
+    closeSync(fd);
     expect(written.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(
       Array.from({ length: 2000 }, (_, i) => i),
     );
@@ -56,6 +58,7 @@ describe('createBufferedStdout', () => {
     expect(readFileSync(path, 'utf8')).toBe('');
     const written = await lines(path, 1);
     await destination.close();
+    closeSync(fd);
     expect(written.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual([
       'quiet webhook',
     ]);
@@ -71,6 +74,7 @@ describe('createBufferedStdout', () => {
     expect(dropped).toBeGreaterThan(50);
     const written = await lines(path, 100 - dropped);
     await destination.close();
+    closeSync(fd);
     expect(written).toHaveLength(100 - dropped);
     const kept = written.map((line) => (JSON.parse(line) as { i: number }).i);
     // What was kept came first: a stalled reader loses the newest lines, never half a line.
@@ -90,7 +94,8 @@ describe('createBufferedStdout', () => {
     // A burst of lines then process.exit in the same turn: without the flush at exit the
     // buffered lines would be lost.
     const script = [
-      `import { createBufferedStdout, createLogger } from ${JSON.stringify(join(root, 'src', 'observability', 'logger.ts'))};`,
+      `import { createBufferedStdout } from ${JSON.stringify(join(root, 'src', 'observability', 'batched-stdout.ts'))};`,
+      `import { createLogger } from ${JSON.stringify(join(root, 'src', 'observability', 'logger.ts'))};`,
       `const logger = createLogger({ level: 'info', destination: createBufferedStdout() });`,
       `for (let i = 0; i < 5000; i++) logger.info({ i }, 'line');`,
       `process.exit(3);`,
@@ -106,4 +111,63 @@ describe('createBufferedStdout', () => {
     expect(out).toHaveLength(5000);
     expect((JSON.parse(out[4999] ?? '{}') as { i?: number }).i).toBe(4999);
   });
+
+  it('joins a burst of lines into few writes, and goes on after partial writes and a full pipe', async () => {
+    const fake = fakeIo([{ partial: 100 }, { error: 'EAGAIN' }]);
+    const destination = createBufferedStdout({ fd: 7, batchBytes: 4096, io: fake.io });
+    const logger = createLogger({ level: 'info', destination });
+    for (let i = 0; i < 1000; i++) logger.info({ i }, 'line');
+    await destination.close();
+    const written = fake
+      .text()
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(written.map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(
+      Array.from({ length: 1000 }, (_, i) => i),
+    );
+    // About 80 bytes a line: tens of batches, not a write per line.
+    expect(fake.calls()).toBeLessThan(60);
+    expect(destination.dropped()).toBe(0);
+  });
+
+  it('counts the lines of a batch that could not be written as dropped', async () => {
+    const fake = fakeIo([{ error: 'EBADF' }]);
+    const destination = createBufferedStdout({ fd: 7, batchBytes: 64, io: fake.io });
+    destination.write('{"a":1}\n');
+    destination.write('{"a":2}\n');
+    destination.write(`${'x'.repeat(60)}\n`);
+    await destination.close();
+    expect(destination.dropped()).toBe(3);
+    expect(fake.text()).toBe('');
+  });
 });
+
+/** node:fs writes into memory; the first writes behave as `script` says, in order. */
+function fakeIo(script: ({ partial: number } | { error: string })[]): {
+  io: BatchedWriteIo;
+  text: () => string;
+  calls: () => number;
+} {
+  const chunks: Buffer[] = [];
+  let calls = 0;
+  const io: BatchedWriteIo = {
+    write(_fd, buffer, offset, length, done) {
+      calls += 1;
+      const step = script.shift();
+      setImmediate(() => {
+        if (step !== undefined && 'error' in step) {
+          done(Object.assign(new Error(step.error), { code: step.error }), 0);
+          return;
+        }
+        const n = step === undefined ? length : Math.min(step.partial, length);
+        chunks.push(Buffer.from(buffer.subarray(offset, offset + n)));
+        done(null, n);
+      });
+    },
+    writeSync(_fd, buffer, offset, length) {
+      chunks.push(Buffer.from(buffer.subarray(offset, offset + length)));
+      return length;
+    },
+  };
+  return { io, text: () => Buffer.concat(chunks).toString('utf8'), calls: () => calls };
+}
