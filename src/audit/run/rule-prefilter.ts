@@ -1,4 +1,4 @@
-import type { EvaluationResult } from '../../engine/evaluate.js';
+import { unchangedResult, type EvaluationResult } from '../../engine/evaluate.js';
 import type { JsonObject } from '../../engine/json.js';
 import type { CompiledRule } from '../../engine/rule.js';
 import type { RuleStore } from '../../engine/store.js';
@@ -42,15 +42,6 @@ export function prefilteredEvaluate(
       return evaluate(object, target);
     }
     if (matches || !lowestTier(namespace, target.kind)) return evaluate(object, target);
-    return {
-      patch: [],
-      patched: object,
-      rejections: [],
-      warnings: [],
-      audited: [],
-      applied: [],
-      failures: [],
-      pending: [],
-    };
+    return unchangedResult(object);
   };
 }
