@@ -96,7 +96,7 @@ export class RuleStore {
   /**
    * candidates() answers by namespace, kind and operation, until any rule changes. Requests name
    * kinds and namespaces that need not exist: the cache is emptied when it would go past its
-   * bounds (CANDIDATE_CACHE_ENTRIES), so it never holds more.
+   * bounds (CANDIDATE_CACHE_ENTRIES, CANDIDATE_CACHE_RULE_REFS), so it never holds more.
    */
   private readonly candidateCache = new Map<string, readonly CompiledRule[]>();
   /** The lengths of the cached answers, summed: bounded by CANDIDATE_CACHE_RULE_REFS. */

@@ -77,12 +77,17 @@ export function createBufferedStdout(options: BatchedStdoutOptions = {}): Buffer
   let dropped = 0;
   let onIdle: (() => void) | undefined;
 
-  const startWrite = (): void => {
-    if (inFlight !== undefined || lines.length === 0) return;
-    inFlight = Buffer.from(lines.join(''), 'utf8');
-    inFlightLines = lines.length;
+  /** The held lines as one batch, no longer held. */
+  const takeHeld = (): Buffer => {
+    const batch = Buffer.from(lines.join(''), 'utf8');
     lines = [];
     heldBytes = 0;
+    return batch;
+  };
+  const startWrite = (): void => {
+    if (inFlight !== undefined || lines.length === 0) return;
+    inFlightLines = lines.length;
+    inFlight = takeHeld();
     writeFrom(inFlight, 0);
   };
   const writeFrom = (batch: Buffer, offset: number): void => {
@@ -108,9 +113,7 @@ export function createBufferedStdout(options: BatchedStdoutOptions = {}): Buffer
   const timer = setInterval(startWrite, options.flushMs ?? LOG_FLUSH_MS);
   timer.unref();
   const flushAtExit = (): void => {
-    writeAllSync(io, fd, Buffer.from(lines.join(''), 'utf8'));
-    lines = [];
-    heldBytes = 0;
+    writeAllSync(io, fd, takeHeld());
   };
   process.on('exit', flushAtExit);
 

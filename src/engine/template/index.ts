@@ -120,7 +120,7 @@ export function compileTemplate(source: string): CompiledTemplate {
   const ast = native ? parseNative(source, env) : parseGo(source, env);
   checkNodeCount(ast);
   if (native) precompileOrThrow(ast, env, native);
-  let built: BuiltTemplate | undefined;
+  let built: HandlebarsTemplateDelegate | undefined;
   return {
     source,
     isStatic: false,
@@ -133,17 +133,14 @@ export function compileTemplate(source: string): CompiledTemplate {
       const first = built === undefined;
       const effective: TemplateLimits = { ...defaultTemplateLimits, ...limits };
       const state = createRenderState(effective);
-      const build = (): BuiltTemplate => {
+      const build = (): HandlebarsTemplateDelegate => {
         built ??= buildTemplate(source, env, native);
         return built;
       };
       const run = (): string => {
         const template = first ? exempt(build) : build();
-        const data = { km: state };
-        return template.template(
-          context,
-          template.setUp ? { data } : { ...template.options, data },
-        );
+        // The template was set up with its helpers and prototype rules once (setUpOnce).
+        return template(context, { data: { km: state } });
       };
       let out: string;
       const meter = activeMeter();
@@ -166,14 +163,7 @@ export function compileTemplate(source: string): CompiledTemplate {
   };
 }
 
-interface BuiltTemplate {
-  readonly template: HandlebarsTemplateDelegate;
-  /** What every render runs with: only the helpers the template uses, no inherited properties. */
-  readonly options: RuntimeOptions;
-  /** Whether `template` was set up with `options` once for all its renders (see setUpOnce). */
-  readonly setUp: boolean;
-}
-
+/** What every render runs with: only the helpers the template uses, no inherited properties. */
 interface RuntimeOptions {
   readonly helpers: Record<string, Helper>;
   readonly allowProtoPropertiesByDefault: false;
@@ -199,7 +189,11 @@ function precompileOrThrow(ast: HbsNode, env: TemplateEnvironment, native: boole
   }
 }
 
-function buildTemplate(source: string, env: TemplateEnvironment, native: boolean): BuiltTemplate {
+function buildTemplate(
+  source: string,
+  env: TemplateEnvironment,
+  native: boolean,
+): HandlebarsTemplateDelegate {
   const ast = native ? parseNative(source, env) : parseGo(source, env);
   const template = compileRuntime(ast, env, native);
   // Go templates never resolve paths through handlebars (fields go through _field), so only native
@@ -212,7 +206,8 @@ function buildTemplate(source: string, env: TemplateEnvironment, native: boolean
     allowedProtoProperties: denied,
     allowedProtoMethods: denied,
   };
-  return { template, options, setUp: setUpOnce(template, options) };
+  setUpOnce(template, options);
+  return template;
 }
 
 /** What handlebars' instance has besides its typed API: the two compiler stages compile() runs. */
@@ -246,16 +241,17 @@ function compileRuntime(
  * container up from the options of every call (`_setup`: the helpers, each wrapped in a new
  * closure, and the prototype access rules), about 2 KB of garbage per render. Our options are the
  * same on every render (a render's own state travels in `data`), so `_setup` runs here with them
- * and is then skipped. Returns false, and changes nothing, if this handlebars has no `_setup`:
- * every render then passes the options itself.
+ * and is then skipped. A handlebars without `_setup` is refused here, on the first render of every
+ * template, rather than rendered without the helpers and prototype rules.
  */
-function setUpOnce(template: HandlebarsTemplateDelegate, options: RuntimeOptions): boolean {
+function setUpOnce(template: HandlebarsTemplateDelegate, options: RuntimeOptions): void {
   const target = template as { _setup?: unknown };
   const setup = target._setup;
-  if (typeof setup !== 'function') return false;
+  if (typeof setup !== 'function') {
+    throw new Error('this handlebars version has no template _setup; see setUpOnce');
+  }
   setup.call(template, options);
   target._setup = (): void => undefined;
-  return true;
 }
 
 /** The helpers a template can call: every single-name path in it that names a helper. */
