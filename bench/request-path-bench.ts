@@ -53,7 +53,7 @@ async function stages(
 ): Promise<[string, number][]> {
   const body = readFileSync(wireBodyPath(object));
   const slicing = loopSlicing(deps);
-  const turns = new FairTurns(slicing.clock, slicing.yieldToLoop);
+  const turns = new FairTurns(slicing.clock, slicing.yieldToLoop, slicing.sliceMs);
   const route = (d: WebhookDependencies): AdmissionRoute => ({
     webhook: 'dragnet',
     handle: (request, waited) => handleDragnet(request, d, waited, slicing, turns),

@@ -157,4 +157,56 @@ describe('evaluateSliced', () => {
     expect(sliced.result.failures).toEqual([]);
     expect(sliced.result.applied).toHaveLength(200);
   });
+
+  it('waits for begin before its first rule and calls end once, after a result or an error', async () => {
+    const events: string[] = [];
+    let letBegin = (): void => undefined;
+    const scheduler = (name: string): SliceScheduler => ({
+      sliceMs: 1e9,
+      yieldToLoop: setImmediateTurn,
+      begin: () =>
+        new Promise<void>((resolve) => {
+          events.push(`${name} begin`);
+          letBegin = resolve;
+        }),
+      end: () => events.push(`${name} end`),
+    });
+    const done = evaluateSliced(labelRules(2), request(), scheduler('ok')).then((sliced) => {
+      events.push(`ok result: ${String(sliced.result.applied.length)} applied`);
+    });
+    await setImmediateTurn();
+    // No rule has run while begin is pending: the result is not there, end not called.
+    expect(events).toEqual(['ok begin']);
+    letBegin();
+    await done;
+    expect(events).toEqual(['ok begin', 'ok end', 'ok result: 2 applied']);
+
+    // An evaluation stopped between two slices (its next turn refused: the request's deadline)
+    // still ends once.
+    events.length = 0;
+    const stopped = evaluateSliced(labelRules(2), request(), {
+      ...scheduler('stopped'),
+      sliceMs: 0,
+      yieldToLoop: () => Promise.reject(new Error('deadline')),
+    }).catch((err: unknown) => events.push(`stopped: ${(err as Error).message}`));
+    await setImmediateTurn();
+    letBegin();
+    await stopped;
+    expect(events).toEqual(['stopped begin', 'stopped end', 'stopped: deadline']);
+  });
+
+  it('asks for no turn when no rule is a candidate', async () => {
+    const events: string[] = [];
+    const sliced = await evaluateSliced(labelRules(2), request({ namespace: 'elsewhere' }), {
+      sliceMs: 1e9,
+      yieldToLoop: setImmediateTurn,
+      begin: () => {
+        events.push('begin');
+        return Promise.resolve();
+      },
+      end: () => events.push('end'),
+    });
+    expect(sliced.result.applied).toEqual([]);
+    expect(events).toEqual([]);
+  });
 });

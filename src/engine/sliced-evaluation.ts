@@ -20,6 +20,13 @@ export interface SliceScheduler {
   readonly sliceMs: number;
   /** Resolves on a later turn of the event loop, after pending I/O (setImmediate in production). */
   readonly yieldToLoop: () => Promise<void>;
+  /**
+   * Resolves when the evaluation may run its first slice (the webhook: its turn among the other
+   * evaluations); without it, the first slice runs at once. Not asked when no rule is a candidate.
+   */
+  readonly begin?: () => Promise<void>;
+  /** Called once after `begin` resolved, when the evaluation ends with its result or an error. */
+  readonly end?: () => void;
 }
 
 /** What evaluateSliced reports besides the result, for metrics and tests. */
@@ -48,6 +55,19 @@ export async function evaluateSliced(
   if (store.candidates(candidateQueryOf(request)).length === 0) {
     return { result: unchangedResult(request.object), yields: 0, waitedMs: 0 };
   }
+  if (scheduler.begin !== undefined) await scheduler.begin();
+  try {
+    return await runSlices(store, request, scheduler);
+  } finally {
+    scheduler.end?.();
+  }
+}
+
+async function runSlices(
+  store: RuleStore,
+  request: EvaluationRequest,
+  scheduler: SliceScheduler,
+): Promise<SlicedEvaluation> {
   // Slices are wall time (they are about other requests' latency); the meter's backstop is CPU
   // time (cpuClock). A test injects one clock for both.
   const clock = request.clock ?? ((): number => performance.now());

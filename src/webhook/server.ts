@@ -149,8 +149,9 @@ export function createWebhookApp(deps: WebhookDependencies): express.Express {
 function buildApp(deps: WebhookDependencies): AppState {
   const slicing = loopSlicing(deps);
   const clock = slicing.clock;
-  // The slices of dragnet evaluations, namespaces in turn (one queue per server).
-  const turns = new FairTurns(clock, slicing.yieldToLoop);
+  // The slices of dragnet evaluations, namespaces in turn (one queue per server); a turn of the
+  // loop runs slices for up to one slice's time before the network is read again.
+  const turns = new FairTurns(clock, slicing.yieldToLoop, slicing.sliceMs);
   const limit = deps.limits.bodyLimitBytes;
   const pending = new Set<Promise<void>>();
   const track = (work: Promise<void>): void => {

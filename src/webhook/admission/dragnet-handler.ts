@@ -33,7 +33,8 @@ export function rejectionMessage(rejections: readonly string[]): string {
  * with failure policy Fail applies: then the request is refused, naming it. The evaluation is
  * sliced (evaluateSliced): a request whose rules work for long yields between rules, and the
  * requests that arrive meanwhile are answered in between (`slicing`, made once per server).
- * Its slices wait their turn in `turns` (one per server), the namespaces in turn; the request's
+ * Its slices, the first included, wait their turn in `turns` (one per server), the namespaces in
+ * turn; a request no rule is a candidate for does no work and takes no turn. The request's
  * deadline (requestDeadlineMs: `limits.deadlineMs`, at most 80% of the API server's timeout
  * `apiTimeoutMs`, from its arrival) holds throughout: at a turn past it the evaluation stops, and
  * the request is treated as one that could not be evaluated.
@@ -82,9 +83,14 @@ export async function handleDragnet(
   };
   const deadlineAt = slicing.clock() - waitedMs + deadlineMs;
   const queue = namespace ?? '';
-  const scheduler = { ...slicing, yieldToLoop: () => turns.next(queue, deadlineAt) };
+  const turn = turns.taker(queue, deadlineAt);
+  const scheduler = {
+    sliceMs: slicing.sliceMs,
+    begin: turn.begin,
+    yieldToLoop: turn.next,
+    end: turn.end,
+  };
   try {
-    await turns.enter(queue, deadlineAt);
     const result = await evaluateAdmissionSliced(
       {
         operation: operation as AdmissionOperation,
