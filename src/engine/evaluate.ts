@@ -10,7 +10,7 @@ import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
 import { CopyOnWrite } from './copy-on-write.js';
 import { failureOf } from './rule-render.js';
 import { type WorkLimits } from './work-limits.js';
-import { withMeter } from './active-meter.js';
+import { chargeBytes, withMeter } from './active-meter.js';
 import { WorkMeter } from './work-meter.js';
 import type { EvaluationTracer } from './explain/tracer.js';
 import { failClosedRefusals, recordRejection, type RejectOutcomes } from './enforcement.js';
@@ -176,7 +176,7 @@ export function* evaluationSteps(
         try {
           const ops = as(rule, () => renderRuleOperations(rule, state.view, context));
           applying = true;
-          state.apply(ops.operations, ops.fields);
+          state.apply(ops.operations, ops.fields, ops.segments);
           applied.push({
             rule: rule.key,
             namespace: rule.namespace,
@@ -299,14 +299,24 @@ class WorkingObject {
     this.lastApplied = LastApplied.read(original);
   }
 
-  /** Applies operations; an error names the `spec.patch[i]` field the failing operation came from. */
-  apply(operations: readonly JsonPatchOperation[], fields: readonly string[] = []): void {
+  /**
+   * Applies operations; an error names the `spec.patch[i]` field the failing operation came from.
+   * `split[i]`, when given, is operation i's path already split (RenderedOperations.segments): it
+   * is charged as parsing the path would be.
+   */
+  apply(
+    operations: readonly JsonPatchOperation[],
+    fields: readonly string[] = [],
+    split: readonly (readonly string[] | undefined)[] = [],
+  ): void {
     let doc: JsonValue = this.view;
     // An index loop: entries() would allocate a pair and an iterator result per operation.
     for (let i = 0; i < operations.length; i++) {
       const op = operations[i] as JsonPatchOperation;
       try {
-        const segments = parseJsonPointer(op.path);
+        const given = split[i];
+        if (given !== undefined) chargeBytes(op.path.length);
+        const segments = given ?? parseJsonPointer(op.path);
         this.cow.prepare(segments);
         doc = applyOperation(doc, op, segments);
       } catch (err) {
@@ -352,7 +362,8 @@ class WorkingObject {
     const out = this.view;
     if (Object.prototype.hasOwnProperty.call(this.original, 'syntheticRefs')) {
       out.syntheticRefs = this.original.syntheticRefs ?? null;
-    } else {
+    } else if (Object.prototype.hasOwnProperty.call(out, 'syntheticRefs')) {
+      // Only when there is one: `delete` goes through V8's runtime even for a missing member.
       delete out.syntheticRefs;
     }
     if (this.lastApplied !== undefined) {

@@ -36,19 +36,19 @@ export function renderRuleOperations(
   target: JsonObject,
   context: RenderContext,
 ): RenderedOperations {
-  const operations: JsonPatchOperation[] = [];
-  const fields: string[] = [];
-  for (const op of rule.patch) {
-    renderOperation(op, target, context, operations);
-    while (fields.length < operations.length) fields.push(op.field);
-  }
-  return { operations, fields };
+  const rendered: RenderedOperations = { operations: [], fields: [], segments: [] };
+  for (const op of rule.patch) renderOperation(op, target, context, rendered);
+  return rendered;
 }
 
-/** A rule's rendered operations and, for each, the `spec.patch[i]` it came from. */
+/**
+ * A rule's rendered operations and, for each, the `spec.patch[i]` it came from and its path as
+ * segments when the compiled path could give them without parsing (CompiledPath.segments).
+ */
 export interface RenderedOperations {
   readonly operations: JsonPatchOperation[];
-  readonly fields: readonly string[];
+  readonly fields: string[];
+  readonly segments: (readonly string[] | undefined)[];
 }
 
 /** An error of one stage of an operation, reported at the field of that stage. */
@@ -60,7 +60,7 @@ function renderOperation(
   op: CompiledPatchOperation,
   target: JsonObject,
   context: RenderContext,
-  out: JsonPatchOperation[],
+  out: RenderedOperations,
 ): void {
   // Plain try/catch per stage (no closures): this runs for every operation of every matching rule.
   let items: readonly { value: unknown; keyParts: readonly (string | number)[] }[];
@@ -72,17 +72,20 @@ function renderOperation(
   context.trace?.patchOperation(op, items);
   for (const item of items) {
     let path: string;
+    let segments: readonly string[] | undefined;
     try {
-      path =
-        op.pathTemplate === undefined
-          ? op.path.render(item.keyParts)
-          : op.pathTemplate.render(target, item);
+      if (op.pathTemplate === undefined) {
+        path = op.path.render(item.keyParts);
+        segments = op.path.segments?.(item.keyParts);
+      } else {
+        path = op.pathTemplate.render(target, item);
+      }
     } catch (err) {
       throw atStage(err, op.field, 'path');
     }
     if (op.op === 'remove') {
       context.trace?.patchItem(item, path, undefined, undefined);
-      out.push({ op: 'remove', path });
+      push(out, { op: 'remove', path }, op.field, segments);
       continue;
     }
     const template = op.value;
@@ -107,8 +110,19 @@ function renderOperation(
       }
     }
     context.trace?.patchItem(item, path, text, value);
-    out.push({ op: op.op, path, value });
+    push(out, { op: op.op, path, value }, op.field, segments);
   }
+}
+
+function push(
+  out: RenderedOperations,
+  operation: JsonPatchOperation,
+  field: string,
+  segments: readonly string[] | undefined,
+): void {
+  out.operations.push(operation);
+  out.fields.push(field);
+  out.segments.push(segments);
 }
 
 /**

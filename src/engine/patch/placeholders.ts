@@ -1,5 +1,5 @@
 import { KubemodError } from '../../errors/catalog.js';
-import { escapePointerSegment, validatePatchPath } from './json-pointer.js';
+import { escapePointerSegment, unescapePointerSegment, validatePatchPath } from './json-pointer.js';
 import { chargeBytes } from '../active-meter.js';
 
 /**
@@ -23,6 +23,14 @@ export interface CompiledPath {
    * Throws `PATCH_PLACEHOLDER` if the path uses a placeholder beyond the captured ones.
    */
   render(keyParts: readonly (string | number)[]): string;
+  /**
+   * The same pointer as unescaped segments, what parseJsonPointer would make of `render`'s result,
+   * without splitting a string per operation: a path without placeholders gives one array made on
+   * first use (shared, never modified), a path with some an array per call. Undefined for the rare
+   * path whose literal text ends with `~` just before a placeholder. Call it after `render` with
+   * the same keyParts: it does not check or charge them again.
+   */
+  readonly segments: ((keyParts: readonly (string | number)[]) => readonly string[]) | undefined;
 }
 
 const PLACEHOLDER = /#(\d+)/g;
@@ -71,7 +79,7 @@ function placeholderPath(
     chargeBytes(out.length);
     return out;
   };
-  return { source: path, parts, maxPlaceholder, render };
+  return { source: path, parts, maxPlaceholder, render, segments: pathSegments(path, parts) };
 }
 
 function placeholderMessage(
@@ -84,4 +92,58 @@ function placeholderMessage(
       ? 'the select captured no indexes'
       : `the select captured only ${keyParts.length} ${keyParts.length === 1 ? 'index' : 'indexes'} (#0…#${keyParts.length - 1})`;
   return `path ${JSON.stringify(path)} uses placeholder #${part.placeholder} but ${captured}`;
+}
+
+/**
+ * CompiledPath.segments, unescaped piece by piece: a literal's pieces between `/`s, and a
+ * placeholder's key as it is (escaped by render, parseJsonPointer gives it back unchanged). That is
+ * what parseJsonPointer gives for the whole path, since no escape can span a literal and a key: an
+ * escaped key never ends with `~`, and a literal that does just before a placeholder (`/a~#0`,
+ * where the key may complete the escape) is left to parseJsonPointer.
+ */
+function pathSegments(path: string, parts: readonly PathPart[]): CompiledPath['segments'] {
+  const endsInTilde = parts.some(
+    (part, i) => 'literal' in part && part.literal.endsWith('~') && i < parts.length - 1,
+  );
+  if (endsInTilde) return undefined;
+  // Split on first use: paths rendered from templates are compiled per request and never use it.
+  let pieces: readonly (readonly string[] | number)[] | undefined;
+  let fixed: readonly string[] | undefined;
+  return (keyParts) => {
+    if (fixed !== undefined) return fixed;
+    if (pieces === undefined) {
+      pieces = parts.map((part) =>
+        'literal' in part ? part.literal.split('/').map(unescapePointerSegment) : part.placeholder,
+      );
+      if (!parts.some((part) => 'placeholder' in part)) {
+        fixed = Object.freeze(joinPieces(pieces, keyParts));
+        return fixed;
+      }
+    }
+    return joinPieces(pieces, keyParts);
+  };
+}
+
+/** The segments of a path from its literals (split at `/`) and placeholder keys. */
+function joinPieces(
+  pieces: readonly (readonly string[] | number)[],
+  keyParts: readonly (string | number)[],
+): string[] {
+  const segments: string[] = [];
+  let current = '';
+  for (const piece of pieces) {
+    if (typeof piece === 'number') {
+      current += String(keyParts[piece]);
+      continue;
+    }
+    current += piece[0] ?? '';
+    for (let i = 1; i < piece.length; i++) {
+      segments.push(current);
+      current = piece[i] ?? '';
+    }
+  }
+  segments.push(current);
+  // The path's leading `/` made an empty first segment.
+  segments.shift();
+  return segments;
 }
