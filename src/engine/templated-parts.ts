@@ -143,7 +143,8 @@ export interface TemplatedPath {
 export function compileTemplatedPath(source: string): TemplatedPath {
   const template = compileTemplate(source);
   // Checked (placeholders, leading /) with its actions replaced; reported as written.
-  const probed = { ...compilePath(probe(source, 'x')), source };
+  // The probe's segments are not the path's: a templated path is split from its rendered text.
+  const probed = { ...compilePath(probe(source, 'x')), source, segments: undefined };
   const parse = renderedParser(template, compilePath, 'path');
   return {
     probe: probed,
