@@ -146,7 +146,7 @@ export function* evaluationSteps(
   const as = <T>(rule: CompiledRule, work: () => T): T =>
     withLookups(lookups, () => lookups.as(rule, work));
 
-  for (const tier of tiersOf(candidates.filter((rule) => rule.type === 'Patch'))) {
+  for (const tier of store.patchTiers(candidates)) {
     // Every rule of the tier is matched against the tier's input, the object as the lower tiers
     // left it (as in KubeMod): what the tier's own rules patch does not change which of them match.
     const matching: CompiledRule[] = [];
@@ -219,7 +219,7 @@ export function* evaluationSteps(
     if (pause()) yield;
   }
 
-  const patched = state.result(applied.flatMap((a) => a.operations));
+  const patched = state.result(() => applied.flatMap((a) => a.operations));
   const patch = applied.length === 0 ? [] : createJsonPatch(original, patched);
   const rejections = outcomes.rejections;
   // A Patch rule has nothing to do on a DELETE (there is no object to patch): its failure there
@@ -256,22 +256,6 @@ export function candidateQueryOf(request: EvaluationRequest): CandidateQuery {
     kind,
     operation: request.operation,
   };
-}
-
-/** Groups rules (already in execution order) into tiers, lowest first. */
-function tiersOf(rules: readonly CompiledRule[]): CompiledRule[][] {
-  const tiers: CompiledRule[][] = [];
-  let current: CompiledRule[] = [];
-  for (const rule of rules) {
-    const last = current[current.length - 1];
-    if (last !== undefined && last.tier !== rule.tier) {
-      tiers.push(current);
-      current = [];
-    }
-    current.push(rule);
-  }
-  if (current.length > 0) tiers.push(current);
-  return tiers;
 }
 
 /**
@@ -356,8 +340,11 @@ class WorkingObject {
     });
   }
 
-  /** The patched object without syntheticRefs, with last-applied-configuration patched alike. */
-  result(operations: readonly JsonPatchOperation[]): JsonObject {
+  /**
+   * The patched object without syntheticRefs, with last-applied-configuration patched alike by the
+   * operations `applied` lists (asked only when the object has that annotation).
+   */
+  result(applied: () => readonly JsonPatchOperation[]): JsonObject {
     if (!this.changed) return this.original;
     const out = this.view;
     if (Object.prototype.hasOwnProperty.call(this.original, 'syntheticRefs')) {
@@ -369,7 +356,7 @@ class WorkingObject {
     if (this.lastApplied !== undefined) {
       new CopyOnWrite(out).prepare(`/metadata/annotations/${LAST_APPLIED_POINTER_KEY}`);
       try {
-        this.lastApplied.writeTo(out, operations);
+        this.lastApplied.writeTo(out, applied());
       } catch (err) {
         // The annotation is left as received; the rules' patch is still answered.
         if (!(err instanceof KubemodError)) throw err;

@@ -142,6 +142,28 @@ describe('rule store', () => {
     expect(keys(store, 'b', 'Pod')).toEqual([]);
   });
 
+  it('groups the Patch rules of an answer into tiers, kept with the answer', () => {
+    const store = new RuleStore();
+    store.put(anyRule('a', 'low', { executionTier: -1 }));
+    store.put(anyRule('a', 'p1', { executionTier: 2 }));
+    store.put(
+      makeRule('a', 'reject', { type: 'Reject', match: [{ select: '$.kind' }], executionTier: 2 }),
+    );
+    store.put(anyRule('a', 'p2', { executionTier: 2 }));
+    store.put(anyRule('a', 'high', { executionTier: 5 }));
+    const answer = store.candidates({ namespace: 'a', kind: 'Pod', operation: 'CREATE' });
+    const tiers = store.patchTiers(answer);
+    expect(tiers.map((tier) => tier.map((rule) => rule.key))).toEqual([
+      ['a/low'],
+      ['a/p1', 'a/p2'],
+      ['a/high'],
+    ]);
+    expect(store.patchTiers(answer)).toBe(tiers);
+    store.put(anyRule('a', 'p3', { executionTier: 5 }));
+    const fresh = store.candidates({ namespace: 'a', kind: 'Pod', operation: 'CREATE' });
+    expect(store.patchTiers(fresh).map((tier) => tier.length)).toEqual([1, 2, 2]);
+  });
+
   it('keeps its cache within its entry bound', () => {
     const store = new RuleStore();
     store.put(kindRule('a', 'pods', 'Pod'));

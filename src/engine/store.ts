@@ -101,6 +101,11 @@ export class RuleStore {
   private readonly candidateCache = new Map<string, readonly CompiledRule[]>();
   /** The lengths of the cached answers, summed: bounded by CANDIDATE_CACHE_RULE_REFS. */
   private cachedRuleRefs = 0;
+  /** patchTiers() of each answer, for as long as the answer lives (answers never change). */
+  private readonly tiersOfAnswer = new WeakMap<
+    readonly CompiledRule[],
+    readonly (readonly CompiledRule[])[]
+  >();
 
   /**
    * `onDelete` is told the key (`<namespace>/<name>`) of every rule that leaves the store (the
@@ -173,6 +178,30 @@ export class RuleStore {
     this.candidateCache.set(key, found);
     this.cachedRuleRefs += found.length;
     return found;
+  }
+
+  /**
+   * The Patch rules of a candidates() answer grouped into tiers, lowest first (the answer is in
+   * execution order). Kept with the answer: a request asks for it once per evaluation.
+   */
+  patchTiers(candidates: readonly CompiledRule[]): readonly (readonly CompiledRule[])[] {
+    const known = this.tiersOfAnswer.get(candidates);
+    if (known !== undefined) return known;
+    const tiers: CompiledRule[][] = [];
+    let current: CompiledRule[] = [];
+    for (const rule of candidates) {
+      if (rule.type !== 'Patch') continue;
+      const last = current[current.length - 1];
+      if (last !== undefined && last.tier !== rule.tier) {
+        tiers.push(current);
+        current = [];
+      }
+      current.push(rule);
+    }
+    if (current.length > 0) tiers.push(current);
+    const frozen = Object.freeze(tiers.map((tier) => Object.freeze(tier)));
+    this.tiersOfAnswer.set(candidates, frozen);
+    return frozen;
   }
 
   private forgetCandidates(): void {
