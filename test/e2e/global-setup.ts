@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { resolveControlPlaneBinaries, selectedKubernetesVersions } from '../cluster/binaries.js';
 import { startControlPlane } from '../cluster/control-plane.js';
 import type { KubernetesVersions } from '../cluster/kubernetes-versions.js';
+import { useRunTmpdir } from '../unit/run-tmpdir.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -28,9 +29,11 @@ declare module 'vitest' {
 /**
  * vitest globalSetup for the `e2e` project: uses the cluster in `$KUBECONFIG` if set, otherwise
  * starts a throwaway control plane with controllers, scheduler and Nodes
- * (test/cluster/control-plane.ts) and stops it afterwards.
+ * (test/cluster/control-plane.ts) and stops it afterwards. The run's temporary files go under one
+ * directory, removed at the end (useRunTmpdir).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const removeTmpdir = useRunTmpdir('kubemod-ts-e2e-');
   const external = process.env.KUBECONFIG;
   if (external !== undefined && external !== '') {
     console.log(`[e2e] using the cluster from KUBECONFIG=${external}`);
@@ -38,7 +41,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('localControlPlane', false);
     project.provide('harnessNodes', []);
     project.provide('kubernetesVersions', undefined);
-    return () => Promise.resolve();
+    return () => {
+      removeTmpdir();
+      return Promise.resolve();
+    };
   }
   const versions = selectedKubernetesVersions();
   const binaries = await resolveControlPlaneBinaries(versions);
@@ -52,5 +58,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('localControlPlane', true);
   project.provide('harnessNodes', [...controlPlane.nodes]);
   project.provide('kubernetesVersions', versions);
-  return () => controlPlane.stop();
+  return async () => {
+    await controlPlane.stop();
+    removeTmpdir();
+  };
 }
