@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -139,13 +139,7 @@ describe('kubemod-ts audit', () => {
       ].join('\n'),
     );
     const api = cluster();
-    let result: Awaited<ReturnType<typeof run>>;
-    try {
-      result = await run(['--modrule', file, '-n', 'blog', '-o', 'json'], api);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    const { code, out } = result;
+    const { code, out } = await run(['--modrule', file, '-n', 'blog', '-o', 'json'], api);
     expect(code).toBe(1);
     const report = JSON.parse(out) as Report;
     expect(report.objects).toMatchObject([

@@ -1,6 +1,6 @@
 import type { AdmissionOperation } from '../api/modrule-types.js';
 import type { JsonObject, JsonPatchOperation, JsonValue } from './json.js';
-import { applyOperation, createJsonPatch, parseJsonPointer } from './patch/index.js';
+import { applyOperation, createJsonPatch, jsonPointerSegments } from './patch/index.js';
 import type { TemplateLimits } from './template/index.js';
 import { type CompiledRule } from './rule.js';
 import type { CandidateQuery, RuleStore } from './store.js';
@@ -10,7 +10,7 @@ import { LastApplied, LAST_APPLIED_POINTER_KEY } from './last-applied.js';
 import { CopyOnWrite } from './copy-on-write.js';
 import { failureOf } from './rule-render.js';
 import { type WorkLimits } from './work-limits.js';
-import { chargeBytes, withMeter } from './active-meter.js';
+import { withMeter } from './active-meter.js';
 import { WorkMeter } from './work-meter.js';
 import type { EvaluationTracer } from './explain/tracer.js';
 import { failClosedRefusals, recordRejection, type RejectOutcomes } from './enforcement.js';
@@ -298,9 +298,7 @@ class WorkingObject {
     for (let i = 0; i < operations.length; i++) {
       const op = operations[i] as JsonPatchOperation;
       try {
-        const given = split[i];
-        if (given !== undefined) chargeBytes(op.path.length);
-        const segments = given ?? parseJsonPointer(op.path);
+        const segments = jsonPointerSegments(op.path, split[i]);
         this.cow.prepare(segments);
         doc = applyOperation(doc, op, segments);
       } catch (err) {

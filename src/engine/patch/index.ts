@@ -8,6 +8,7 @@ export {
 export {
   escapePointerSegment,
   formatJsonPointer,
+  jsonPointerSegments,
   parseJsonPointer,
   unescapePointerSegment,
   validatePatchPath,

@@ -52,6 +52,19 @@ export function parseJsonPointer(pointer: string): string[] {
 }
 
 /**
+ * The segments of `pointer`: `known` when the caller already has them (CompiledPath.segments),
+ * charged to the work meter as parsing the pointer would be; otherwise parseJsonPointer's.
+ */
+export function jsonPointerSegments(
+  pointer: string,
+  known: readonly string[] | undefined,
+): readonly string[] {
+  if (known === undefined) return parseJsonPointer(pointer);
+  if (pointer !== '') chargeBytes(pointer.length);
+  return known;
+}
+
+/**
  * Rule-load validation of a patch path (before placeholders are rendered): it must start with
  * `/`. The whole-document pointer `""` is not accepted in a rule.
  */

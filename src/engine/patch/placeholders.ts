@@ -79,7 +79,8 @@ function placeholderPath(
     chargeBytes(out.length);
     return out;
   };
-  return { source: path, parts, maxPlaceholder, render, segments: pathSegments(path, parts) };
+  const segments = pathSegments(path, parts, maxPlaceholder);
+  return { source: path, parts, maxPlaceholder, render, segments };
 }
 
 function placeholderMessage(
@@ -101,7 +102,11 @@ function placeholderMessage(
  * escaped key never ends with `~`, and a literal that does just before a placeholder (`/a~#0`,
  * where the key may complete the escape) is left to parseJsonPointer.
  */
-function pathSegments(path: string, parts: readonly PathPart[]): CompiledPath['segments'] {
+function pathSegments(
+  path: string,
+  parts: readonly PathPart[],
+  maxPlaceholder: number,
+): CompiledPath['segments'] {
   const endsInTilde = parts.some(
     (part, i) => 'literal' in part && part.literal.endsWith('~') && i < parts.length - 1,
   );
@@ -111,16 +116,12 @@ function pathSegments(path: string, parts: readonly PathPart[]): CompiledPath['s
   let fixed: readonly string[] | undefined;
   return (keyParts) => {
     if (fixed !== undefined) return fixed;
-    if (pieces === undefined) {
-      pieces = parts.map((part) =>
-        'literal' in part ? part.literal.split('/').map(unescapePointerSegment) : part.placeholder,
-      );
-      if (!parts.some((part) => 'placeholder' in part)) {
-        fixed = Object.freeze(joinPieces(pieces, keyParts));
-        return fixed;
-      }
-    }
-    return joinPieces(pieces, keyParts);
+    pieces ??= parts.map((part) =>
+      'literal' in part ? part.literal.split('/').map(unescapePointerSegment) : part.placeholder,
+    );
+    if (maxPlaceholder >= 0) return joinPieces(pieces, keyParts);
+    fixed = Object.freeze(joinPieces(pieces, keyParts));
+    return fixed;
   };
 }
 
