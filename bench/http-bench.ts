@@ -23,7 +23,7 @@ import { environment } from './lib/measure.js';
 import { wireBodyPath, ruleSetDir, type ObjectName } from './lib/fixtures.js';
 import { CLUSTER_NAMESPACE } from './lib/fixture-rules.js';
 import { buildLoadGenerator, type LoadReport, type LoadSpec } from './lib/load-spec.js';
-import { awaitLine, rssMb, spawnPinned, stop, TASKSET } from './lib/processes.js';
+import { awaitLine, listeningPort, rssMb, spawnPinned, stop, TASKSET } from './lib/processes.js';
 import { atLeast, below, formatTargets } from './lib/targets.js';
 import {
   formatSideBySide,
@@ -54,18 +54,6 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 async function load(generator: string, spec: LoadSpec): Promise<LoadReport> {
   const child = spawnPinned(generator, [JSON.stringify(spec)], LOAD_CPU, 'inherit');
   return awaitLine(child, (line) => JSON.parse(line) as LoadReport);
-}
-
-/** The port from serve's "webhook server listening" JSON log line. */
-function listeningPort(line: string): number | undefined {
-  try {
-    const entry = JSON.parse(line) as { msg?: unknown; port?: unknown };
-    return entry.msg === 'webhook server listening' && typeof entry.port === 'number'
-      ? entry.port
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 type Phase = { name: string; object: ObjectName } & Pick<

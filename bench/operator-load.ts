@@ -12,7 +12,9 @@
  * N times, one after another, against the same populated cluster; `--cpu-prof <dir>` writes each
  * run's V8 CPU profile there (for diagnosis: profiling slows the operator down).
  * `--traffic-ms N` (N > 0) then sends admission traffic to the operator's own webhook, N ms per
- * object, and prints its RSS after it, after 5 s idle and after GC (bench/lib/operator-traffic.ts).
+ * object, and prints its RSS after it, after 5 s idle and after GC (bench/lib/operator-traffic.ts);
+ * then the floor server (bench/floor-server.ts) gets the same traffic with the same Node and
+ * NODE_OPTIONS, and its RSS and the operator's RSS beyond it are printed (bench/lib/floor-memory.ts).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -29,6 +31,7 @@ import {
   startBenchOperator,
   waitForModRules,
 } from './lib/bench-operator.js';
+import { floorMemoryLines, measureFloorMemory } from './lib/floor-memory.js';
 import {
   prepareTraffic,
   sendTraffic,
@@ -284,7 +287,13 @@ async function main(): Promise<void> {
       // Every run is a first install: the webhook certificate is generated again.
       if (run > 1) await client.request({ method: 'DELETE', path: CERT_SECRET_PATH });
       const out = await runChild(plane.kubeconfigPath, rules, nodeOptions, profileDir, traffic);
-      report(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Partial<ChildReport>);
+      const parsed = JSON.parse(out.trim().split('\n').pop() ?? '{}') as Partial<ChildReport>;
+      report(parsed);
+      // The runtime's own share: a bare Node HTTPS server given the same traffic, right after.
+      if (traffic !== undefined) {
+        const floor = await measureFloorMemory(traffic, nodeOptions);
+        for (const line of floorMemoryLines(floor, parsed.traffic)) console.log(line);
+      }
     }
     console.log(`node ${process.version}, NODE_OPTIONS=${JSON.stringify(nodeOptions)}`);
   } finally {

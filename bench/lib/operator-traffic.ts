@@ -80,12 +80,13 @@ export function prepareTraffic(durationMs: number): TrafficPlan {
 }
 
 /** A `kB` field of a /proc file, in MiB; NaN when absent. */
-function procFieldMb(text: string, field: string): number {
+export function procFieldMb(text: string, field: string): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
   return match?.[1] === undefined ? Number.NaN : Number(match[1]) / 1024;
 }
 
-function readProc(path: string): string {
+/** A /proc file's text; empty when it cannot be read. */
+export function readProc(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch {
@@ -93,8 +94,8 @@ function readProc(path: string): string {
   }
 }
 
-/** Resident memory by mapping name from /proc/self/smaps, the `top` largest. */
-function residentMappings(smaps: string, top: number): { name: string; rssMb: number }[] {
+/** Resident memory by mapping name from a /proc/<pid>/smaps text, the `top` largest. */
+export function residentMappings(smaps: string, top: number): { name: string; rssMb: number }[] {
   const byName = new Map<string, number>();
   let name = '';
   for (const line of smaps.split('\n')) {
@@ -162,18 +163,20 @@ function runLoadGenerator(generator: string, spec: LoadSpec): Promise<LoadReport
 }
 
 /**
- * Sends `plan`'s traffic to the webhook of `webhookUrl` (closed loop, 32 connections, each object
- * `plan.durationMs` in turn) and reads this process's memory after it. Throws when a request
- * failed or was answered with anything but 200, or when an object got no request through.
+ * Sends `plan`'s traffic to `path` on the local HTTPS server at `port` (closed loop, 32
+ * connections, each object `plan.durationMs` in turn). Throws when a request failed or was
+ * answered with anything but 200, or when an object got no request through.
  */
-export async function sendTraffic(webhookUrl: string, plan: TrafficPlan): Promise<TrafficResult> {
-  const port = Number(new URL(webhookUrl).port);
-  const beforeTraffic = memorySnapshot();
+export async function sendTrafficRows(
+  port: number,
+  path: string,
+  plan: TrafficPlan,
+): Promise<TrafficRow[]> {
   const rows: TrafficRow[] = [];
   for (const { object, bodyFile } of plan.bodies) {
     const report = await runLoadGenerator(plan.generator, {
       port,
-      path: '/dragnet-webhook',
+      path,
       method: 'POST',
       bodyFile,
       mode: 'closed',
@@ -194,6 +197,17 @@ export async function sendTraffic(webhookUrl: string, plan: TrafficPlan): Promis
   if (failed.length > 0) {
     throw new Error(`admission traffic failed: ${JSON.stringify(failed)}`);
   }
+  return rows;
+}
+
+/**
+ * Sends `plan`'s traffic to the webhook of `webhookUrl` (see sendTrafficRows) and reads this
+ * process's memory before and after it.
+ */
+export async function sendTraffic(webhookUrl: string, plan: TrafficPlan): Promise<TrafficResult> {
+  const port = Number(new URL(webhookUrl).port);
+  const beforeTraffic = memorySnapshot();
+  const rows = await sendTrafficRows(port, '/dragnet-webhook', plan);
   const afterTraffic = memorySnapshot();
   await new Promise((resolve) => setTimeout(resolve, IDLE_AFTER_TRAFFIC_MS));
   const afterIdle = memorySnapshot();
@@ -202,7 +216,7 @@ export async function sendTraffic(webhookUrl: string, plan: TrafficPlan): Promis
   return { durationMs: plan.durationMs, rows, beforeTraffic, afterTraffic, afterIdle, afterGc };
 }
 
-function mb(n: number): string {
+export function mb(n: number): string {
   return Number.isNaN(n) ? '?' : n.toFixed(0);
 }
 

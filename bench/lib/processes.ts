@@ -72,3 +72,15 @@ export async function stop(child: ChildProcess): Promise<void> {
   const code = await exited;
   if (code !== 0) process.stderr.write(`server exited with ${String(code)}\n`);
 }
+
+/** The port from serve's (and the floor server's) "webhook server listening" JSON log line. */
+export function listeningPort(line: string): number | undefined {
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown; port?: unknown };
+    return entry.msg === 'webhook server listening' && typeof entry.port === 'number'
+      ? entry.port
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
