@@ -65,12 +65,20 @@ describe('answerAdmission', () => {
     await answerAdmission(route, REVIEW, 0, { clock: () => 0, metrics, slicing: counting });
     expect(looks).toBe(0);
 
+    // …even when it nests deep, up to SLICED_PARSE_DEPTH (four levels are the review's own)…
+    const nestedBody = (depth: number): Buffer =>
+      Buffer.from(
+        `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"d","operation":"CREATE","object":{"kind":"ConfigMap","data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}}`,
+      );
+    await answerAdmission(route, nestedBody(SLICED_PARSE_DEPTH - 4), 0, {
+      clock: () => 0,
+      metrics,
+      slicing: counting,
+    });
+    expect(looks).toBe(0);
+
     // …unless it nests deeper than SLICED_PARSE_DEPTH (JSON.parse slows down with depth).
-    const depth = SLICED_PARSE_DEPTH + 50;
-    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-    const deepBody = Buffer.from(
-      `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"d","operation":"CREATE","object":{"kind":"ConfigMap","data":${deep}}}}`,
-    );
+    const deepBody = nestedBody(SLICED_PARSE_DEPTH + 50);
     expect(deepBody.length).toBeLessThan(SLICED_PARSE_BYTES);
     seen.length = 0;
     await answerAdmission(route, deepBody, 0, { clock: () => 0, metrics, slicing: counting });
