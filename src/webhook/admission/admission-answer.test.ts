@@ -65,12 +65,12 @@ describe('answerAdmission', () => {
     await answerAdmission(route, REVIEW, 0, { clock: () => 0, metrics, slicing: counting });
     expect(looks).toBe(0);
 
-    // …even when it nests deep, up to SLICED_PARSE_DEPTH (four levels are the review's own)…
+    // …even when it nests deep, up to exactly SLICED_PARSE_DEPTH (three levels are the review's own)…
     const nestedBody = (depth: number): Buffer =>
       Buffer.from(
         `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"d","operation":"CREATE","object":{"kind":"ConfigMap","data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}}`,
       );
-    await answerAdmission(route, nestedBody(SLICED_PARSE_DEPTH - 4), 0, {
+    await answerAdmission(route, nestedBody(SLICED_PARSE_DEPTH - 3), 0, {
       clock: () => 0,
       metrics,
       slicing: counting,
