@@ -6,7 +6,6 @@
  * What the operator holds beyond these figures is ours; what the floor itself holds is Node's.
  * The floor cannot be asked for a GC from outside, so it has no "after GC" figure.
  */
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { awaitLine, listeningPort, spawnPinned, stop } from './processes.js';
 import {
@@ -43,9 +42,8 @@ export function processMemory(
   read: (path: string) => string = readProc,
 ): ProcessMemory {
   const status = read(`/proc/${String(pid)}/status`);
-  const heap = residentMappings(read(`/proc/${String(pid)}/smaps`), 64).find(
-    (m) => m.name === '[heap]',
-  );
+  const mappings = residentMappings(read(`/proc/${String(pid)}/smaps`), Number.POSITIVE_INFINITY);
+  const heap = mappings.find((m) => m.name === '[heap]');
   return {
     rssMb: procFieldMb(status, 'VmRSS'),
     rssAnonMb: procFieldMb(status, 'RssAnon'),
@@ -54,12 +52,12 @@ export function processMemory(
   };
 }
 
-/** The floor server's command line: compiled next to this file, or its source through tsx. */
+/** The floor server's command line: compiled beside this build, or its source through tsx. */
 function floorArgs(): string[] {
-  const here = dirname(import.meta.filename);
-  const compiled = join(here, '..', 'floor-server.js');
-  if (import.meta.filename.endsWith('.js') && existsSync(compiled)) return [compiled];
-  return ['--import', 'tsx', join(here, '..', 'floor-server.ts')];
+  const script = join(dirname(import.meta.filename), '..', 'floor-server');
+  return import.meta.filename.endsWith('.ts')
+    ? ['--import', 'tsx', `${script}.ts`]
+    : [`${script}.js`];
 }
 
 /** Runs the floor server with `nodeOptions`, sends it `plan`'s traffic, reads its memory. */
